@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Constants shared by our XDP program (bpf/afxdp.bpf.c) and the userspace
+ * provider (lib/afxdp-xdp.c).  Plain C, no kernel or OVS headers. */
+#ifndef AFXDP_SHARED_H
+#define AFXDP_SHARED_H 1
+
+/* Maximum number of rx queues a port can bind; size of the XSKMAP. */
+#define AFXDP_MAX_QUEUES 256
+
+/* Indexes of the per-CPU counters kept by the XDP program in its
+ * 'afxdp_stats' map (a BPF_MAP_TYPE_PERCPU_ARRAY of __u64). */
+enum afxdp_prog_counter {
+    AFXDP_PROG_REDIRECTED,      /* Handed to an AF_XDP socket. */
+    AFXDP_PROG_NO_SOCKET,       /* No socket on that queue: XDP_PASS. */
+    AFXDP_PROG_QUEUE_RANGE,     /* rx_queue_index >= AFXDP_MAX_QUEUES. */
+    AFXDP_PROG_N_COUNTERS
+};
+
+#endif /* afxdp-shared.h */

@@ -1,0 +1,555 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Loading, attaching and driving our XDP program (see afxdp-xdp.h).
+ *
+ * The BPF object comes from the bpftool-generated skeleton (afxdp.skel.h),
+ * which embeds bpf/afxdp.bpf.o.  libxdp loads and attaches it: through its
+ * multi-program dispatcher where the kernel allows that, otherwise alone.
+ * Map file descriptors come from the skeleton once libxdp has loaded the
+ * object, and stay owned by it.
+ *
+ * Programs of ours are recognised on a device by their kernel name, which is
+ * the name of the XDP function in bpf/afxdp.bpf.c (AFXDP_XDP_PROG_NAME). */
+
+#include <config.h>
+
+#include "afxdp-xdp.h"
+
+#include <errno.h>
+#include <linux/if_link.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+
+#include "afxdp.skel.h"
+#include "openvswitch/vlog.h"
+#include "ovs-thread.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(afxdp_xdp);
+
+/* Kernel name of our XDP program: the function name in bpf/afxdp.bpf.c,
+ * which is also the member of the skeleton's 'progs' used below, so that
+ * renaming one without the other does not compile.  The kernel keeps 15
+ * characters of a program name; this one fits. */
+#define AFXDP_XDP_PROG_NAME "afxdp_ovs_redir"
+
+/* Kernel name of libxdp's multi-program dispatcher. */
+#define AFXDP_XDP_DISPATCHER_NAME "xdp_dispatcher"
+
+/* Upper bound on the programs of ours removed from one dispatcher, so that a
+ * misbehaving libxdp cannot keep us looping. */
+#define AFXDP_XDP_MAX_STALE 8
+
+struct afxdp_xdp {
+    char *devname;              /* Device name, for log messages. */
+    int ifindex;                /* Device the program is attached to. */
+    enum afxdp_xdp_mode mode;   /* Mode it is attached in. */
+    bool dispatcher;            /* Runs inside libxdp's dispatcher. */
+    uint32_t prog_id;           /* Kernel id of our program. */
+    struct afxdp_bpf *skel;     /* Owns the BPF object and its maps. */
+    struct xdp_program *prog;   /* libxdp's handle on the skeleton's prog. */
+    int xsks_map_fd;            /* 'xsks_map', owned by 'skel'. */
+    int stats_fd;               /* 'afxdp_stats', owned by 'skel'. */
+};
+
+/* Names of the program's counters, indexed by enum afxdp_prog_counter. */
+static const char *const counter_names[] = {
+    [AFXDP_PROG_REDIRECTED] = "xdp_redirected",
+    [AFXDP_PROG_NO_SOCKET] = "xdp_no_socket",
+    [AFXDP_PROG_QUEUE_RANGE] = "xdp_queue_out_of_range",
+};
+BUILD_ASSERT_DECL(ARRAY_SIZE(counter_names) == AFXDP_PROG_N_COUNTERS);
+
+/* Logs one libbpf or libxdp message: their warnings at INFO (many of them
+ * describe fallbacks that are expected, see afxdp-xdp.h), the rest at DBG.
+ * Both libraries end messages with a new-line, which vlog does not want. */
+static void
+afxdp_xdp_log_lib(bool warning, const char *format, va_list args)
+{
+    enum vlog_level level = warning ? VLL_INFO : VLL_DBG;
+    size_t len;
+    char *msg;
+
+    if (!vlog_is_enabled(&this_module, level)) {
+        return;
+    }
+
+    msg = xvasprintf(format, args);
+    len = strlen(msg);
+    while (len > 0 && msg[len - 1] == '\n') {
+        msg[--len] = '\0';
+    }
+    vlog(&this_module, level, "%s", msg);
+    free(msg);
+}
+
+static int
+afxdp_xdp_libbpf_print(enum libbpf_print_level level, const char *format,
+                       va_list args)
+{
+    afxdp_xdp_log_lib(level == LIBBPF_WARN, format, args);
+    return 0;
+}
+
+static int
+afxdp_xdp_libxdp_print(enum libxdp_print_level level, const char *format,
+                       va_list args)
+{
+    afxdp_xdp_log_lib(level == LIBXDP_WARN, format, args);
+    return 0;
+}
+
+void
+afxdp_xdp_init(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+
+    if (ovsthread_once_start(&once)) {
+        libbpf_set_print(afxdp_xdp_libbpf_print);
+        libxdp_set_print(afxdp_xdp_libxdp_print);
+        ovsthread_once_done(&once);
+    }
+}
+
+static enum xdp_attach_mode
+afxdp_xdp_libxdp_mode(enum afxdp_xdp_mode mode)
+{
+    return mode == AFXDP_XDP_NATIVE ? XDP_MODE_NATIVE : XDP_MODE_SKB;
+}
+
+static const char *
+afxdp_xdp_mode_name(enum afxdp_xdp_mode mode)
+{
+    return mode == AFXDP_XDP_NATIVE ? "native" : "generic";
+}
+
+/* Reads the kernel name of the program with file descriptor 'fd' into
+ * 'name' (BPF_OBJ_NAME_LEN bytes).  Returns 0 or a positive errno. */
+static int
+afxdp_xdp_prog_name(int fd, char name[BPF_OBJ_NAME_LEN])
+{
+    struct bpf_prog_info info;
+    uint32_t len = sizeof info;
+    int ret;
+
+    memset(&info, 0, sizeof info);
+    ret = bpf_obj_get_info_by_fd(fd, &info, &len);
+    if (ret) {
+        return -ret;
+    }
+    ovs_strlcpy(name, info.name, BPF_OBJ_NAME_LEN);
+    return 0;
+}
+
+/* Removes the programs of ours from the libxdp dispatcher attached to
+ * 'ifindex' as program 'dispatcher_id'.  Each removal makes libxdp rebuild
+ * (or drop) the dispatcher, so the dispatcher is read again after each.
+ * Returns the number of programs removed. */
+static int
+afxdp_xdp_remove_from_dispatcher(int ifindex, uint32_t dispatcher_id)
+{
+    int removed = 0;
+
+    while (removed < AFXDP_XDP_MAX_STALE) {
+        LIBBPF_OPTS(bpf_xdp_query_opts, query);
+        struct xdp_program *main_prog, *p;
+        struct xdp_multiprog *mp;
+        bool found = false;
+        int ret = 0;
+
+        mp = xdp_multiprog__get_from_ifindex(ifindex);
+        if (!mp || libxdp_get_error(mp)) {
+            break;
+        }
+        main_prog = xdp_multiprog__main_prog(mp);
+        if (xdp_multiprog__is_legacy(mp)
+            || xdp_program__id(main_prog) != dispatcher_id) {
+            xdp_multiprog__close(mp);
+            break;
+        }
+        for (p = xdp_multiprog__next_prog(NULL, mp); p;
+             p = xdp_multiprog__next_prog(p, mp)) {
+            const char *name = xdp_program__name(p);
+
+            if (name && !strcmp(name, AFXDP_XDP_PROG_NAME)) {
+                found = true;
+                ret = xdp_program__detach(p, ifindex,
+                                          xdp_multiprog__attach_mode(mp), 0);
+                break;
+            }
+        }
+        xdp_multiprog__close(mp);
+        if (!found || ret) {
+            if (ret) {
+                VLOG_DBG("ifindex %d: could not remove XDP program from "
+                         "libxdp dispatcher: %s", ifindex, ovs_strerror(-ret));
+            }
+            break;
+        }
+        removed++;
+
+        /* A dispatcher left with other programs gets a new id; follow it. */
+        if (bpf_xdp_query(ifindex, 0, &query)) {
+            break;
+        }
+        dispatcher_id = query.drv_prog_id ? query.drv_prog_id
+                                          : query.skb_prog_id;
+    }
+    return removed;
+}
+
+/* Removes what is ours from the program 'prog_id' attached to 'ifindex' in
+ * the mode given by 'flags' (XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE): the
+ * program itself if it is ours, or our programs inside it if it is a libxdp
+ * dispatcher.  Returns the number of programs removed. */
+static int
+afxdp_xdp_remove_slot(int ifindex, uint32_t prog_id, uint32_t flags)
+{
+    char name[BPF_OBJ_NAME_LEN];
+    int removed = 0;
+    int fd;
+
+    if (!prog_id) {
+        return 0;
+    }
+    fd = bpf_prog_get_fd_by_id(prog_id);
+    if (fd < 0) {
+        return 0;               /* Gone meanwhile. */
+    }
+
+    if (afxdp_xdp_prog_name(fd, name)) {
+        /* Cannot tell whose it is: leave it alone. */
+    } else if (!strcmp(name, AFXDP_XDP_PROG_NAME)) {
+        /* XDP_FLAGS_REPLACE with 'old_prog_fd' detaches only if this very
+         * program is still the one attached. */
+        LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = fd);
+        int ret = bpf_xdp_detach(ifindex, flags | XDP_FLAGS_REPLACE, &opts);
+
+        if (!ret) {
+            removed = 1;
+        } else {
+            VLOG_DBG("ifindex %d: could not detach XDP program %"PRIu32": "
+                     "%s", ifindex, prog_id, ovs_strerror(-ret));
+        }
+    } else if (!strcmp(name, AFXDP_XDP_DISPATCHER_NAME)) {
+        removed = afxdp_xdp_remove_from_dispatcher(ifindex, prog_id);
+    }
+    close(fd);
+    return removed;
+}
+
+int
+afxdp_xdp_remove_ours(int ifindex)
+{
+    LIBBPF_OPTS(bpf_xdp_query_opts, query);
+    int removed;
+
+    if (bpf_xdp_query(ifindex, 0, &query)) {
+        return 0;               /* No such device, or no XDP support. */
+    }
+
+    /* The kernel does not allow native and generic programs at once, but
+     * looking at both costs nothing. */
+    removed = afxdp_xdp_remove_slot(ifindex, query.drv_prog_id,
+                                    XDP_FLAGS_DRV_MODE);
+    removed += afxdp_xdp_remove_slot(ifindex, query.skb_prog_id,
+                                     XDP_FLAGS_SKB_MODE);
+    return removed;
+}
+
+/* Returns a malloc'd message, starting with the device name, for the
+ * failure 'error' of attaching 'xdp'. */
+static char *
+afxdp_xdp_attach_error(const struct afxdp_xdp *xdp, int error)
+{
+    const char *dev = xdp->devname;
+    const char *mode = afxdp_xdp_mode_name(xdp->mode);
+
+    switch (error) {
+    case EOPNOTSUPP:
+        if (xdp->mode == AFXDP_XDP_NATIVE) {
+            return xasprintf("%s: the driver does not support native XDP "
+                             "(%s); try options:xdp-mode=generic", dev,
+                             ovs_strerror(error));
+        }
+        return xasprintf("%s: the device does not support XDP (%s)", dev,
+                         ovs_strerror(error));
+    case ERANGE:
+        return xasprintf("%s: the MTU is too large for %s XDP (%s); lower "
+                         "the MTU (for veth, also the peer's) or try "
+                         "options:xdp-mode=generic", dev, mode,
+                         ovs_strerror(error));
+    case EBUSY:
+    case EEXIST:
+        return xasprintf("%s: another XDP program is attached to the "
+                         "device (%s); remove it first, e.g. with "
+                         "'ip link set dev %s xdp off'", dev,
+                         ovs_strerror(error), dev);
+    case EPERM:
+    case EACCES:
+        return xasprintf("%s: not allowed to load or attach an XDP program "
+                         "(%s); run ovs-vswitchd as root or with CAP_BPF, "
+                         "CAP_PERFMON and CAP_NET_ADMIN, and see the "
+                         "afxdp_xdp log for the kernel's reason", dev,
+                         ovs_strerror(error));
+    default:
+        return xasprintf("%s: could not attach XDP program in %s mode (%s); "
+                         "the afxdp_xdp log has libbpf's and libxdp's "
+                         "details", dev, mode, ovs_strerror(error));
+    }
+}
+
+/* Opens the skeleton and makes the libxdp handle for 'xdp'.  Returns 0 or a
+ * positive errno, with a message in '*msgp'. */
+static int
+afxdp_xdp_open(struct afxdp_xdp *xdp, char **msgp)
+{
+    DECLARE_LIBXDP_OPTS(xdp_program_opts, opts);
+    long ret;
+
+    xdp->skel = afxdp_bpf__open();
+    if (!xdp->skel) {
+        /* The skeleton reports its failure only through errno. */
+        int error = errno ? errno : ENOMEM;
+
+        *msgp = xasprintf("%s: could not open the embedded XDP program "
+                          "(%s)", xdp->devname, ovs_strerror(error));
+        return error;
+    }
+
+    opts.obj = xdp->skel->obj;
+    opts.prog_name = bpf_program__name(xdp->skel->progs.afxdp_ovs_redir);
+    xdp->prog = xdp_program__create(&opts);
+    ret = libxdp_get_error(xdp->prog);
+    if (!xdp->prog || ret) {
+        int error = ret ? -ret : ENOMEM;
+
+        xdp->prog = NULL;
+        *msgp = xasprintf("%s: libxdp could not use the embedded XDP program "
+                          "(%s)", xdp->devname, ovs_strerror(error));
+        return error;
+    }
+    return 0;
+}
+
+/* Records in 'xdp' whether libxdp attached it through its dispatcher. */
+static void
+afxdp_xdp_query_kind(struct afxdp_xdp *xdp)
+{
+    struct xdp_multiprog *mp;
+
+    mp = xdp_multiprog__get_from_ifindex(xdp->ifindex);
+    if (mp && !libxdp_get_error(mp)) {
+        xdp->dispatcher = !xdp_multiprog__is_legacy(mp);
+        xdp_multiprog__close(mp);
+    }
+}
+
+/* Releases everything 'xdp' holds, without detaching anything. */
+static void
+afxdp_xdp_destroy(struct afxdp_xdp *xdp)
+{
+    if (xdp) {
+        xdp_program__close(xdp->prog);
+        afxdp_bpf__destroy(xdp->skel);
+        free(xdp->devname);
+        free(xdp);
+    }
+}
+
+int
+afxdp_xdp_attach(const char *devname, int ifindex, enum afxdp_xdp_mode mode,
+                 struct afxdp_xdp **xdpp, char **errp)
+{
+    struct afxdp_xdp *xdp;
+    char *msg = NULL;
+    int removed;
+    int error;
+    int ret;
+
+    afxdp_xdp_init();
+
+    removed = afxdp_xdp_remove_ours(ifindex);
+    if (removed) {
+        VLOG_INFO("%s: detached %d stale XDP program(s) of ours, probably "
+                  "left by an ovs-vswitchd that did not exit cleanly",
+                  devname, removed);
+    }
+
+    xdp = xzalloc(sizeof *xdp);
+    xdp->devname = xstrdup(devname);
+    xdp->ifindex = ifindex;
+    xdp->mode = mode;
+    xdp->xsks_map_fd = -1;
+    xdp->stats_fd = -1;
+
+    error = afxdp_xdp_open(xdp, &msg);
+    if (error) {
+        goto out;
+    }
+
+    /* Loads the object, then attaches through the dispatcher or alone. */
+    ret = xdp_program__attach(xdp->prog, ifindex,
+                              afxdp_xdp_libxdp_mode(mode), 0);
+    if (ret) {
+        error = -ret;
+        msg = afxdp_xdp_attach_error(xdp, error);
+        goto out;
+    }
+
+    xdp->prog_id = xdp_program__id(xdp->prog);
+    xdp->xsks_map_fd = bpf_map__fd(xdp->skel->maps.xsks_map);
+    xdp->stats_fd = bpf_map__fd(xdp->skel->maps.afxdp_stats);
+    afxdp_xdp_query_kind(xdp);
+
+    VLOG_INFO("%s: attached XDP program %"PRIu32" in %s mode, %s",
+              devname, xdp->prog_id, afxdp_xdp_mode_name(mode),
+              afxdp_xdp_attach_desc(xdp));
+
+out:
+    if (error) {
+        VLOG_DBG("%s", msg);
+        afxdp_xdp_destroy(xdp);
+        xdp = NULL;
+        if (errp) {
+            *errp = msg;
+            msg = NULL;
+        }
+        free(msg);
+    }
+    *xdpp = xdp;
+    return error;
+}
+
+void
+afxdp_xdp_detach(struct afxdp_xdp *xdp)
+{
+    int ret;
+
+    if (!xdp) {
+        return;
+    }
+
+    /* Asking libxdp first keeps it from complaining about a device, or a
+     * program of ours on it, that is already gone. */
+    if (xdp_program__is_attached(xdp->prog, xdp->ifindex) == XDP_MODE_UNSPEC) {
+        ret = -ENOENT;
+    } else {
+        ret = xdp_program__detach(xdp->prog, xdp->ifindex,
+                                  afxdp_xdp_libxdp_mode(xdp->mode), 0);
+    }
+    if (ret == -ENOENT || ret == -ENODEV) {
+        VLOG_DBG("%s: XDP program %"PRIu32" was already detached",
+                 xdp->devname, xdp->prog_id);
+    } else if (ret) {
+        VLOG_INFO("%s: could not detach XDP program %"PRIu32" (%s); it will "
+                  "be removed when the port is added again",
+                  xdp->devname, xdp->prog_id, ovs_strerror(-ret));
+    } else {
+        VLOG_DBG("%s: detached XDP program %"PRIu32,
+                 xdp->devname, xdp->prog_id);
+    }
+    afxdp_xdp_destroy(xdp);
+}
+
+int
+afxdp_xdp_set_xsk(struct afxdp_xdp *xdp, uint32_t queue_id, int xsk_fd)
+{
+    uint32_t fd = xsk_fd;
+    int ret;
+
+    if (queue_id >= AFXDP_MAX_QUEUES) {
+        return EINVAL;
+    }
+    ret = bpf_map_update_elem(xdp->xsks_map_fd, &queue_id, &fd, BPF_ANY);
+    return ret ? -ret : 0;
+}
+
+int
+afxdp_xdp_clear_xsk(struct afxdp_xdp *xdp, uint32_t queue_id)
+{
+    int ret;
+
+    if (queue_id >= AFXDP_MAX_QUEUES) {
+        return EINVAL;
+    }
+    ret = bpf_map_delete_elem(xdp->xsks_map_fd, &queue_id);
+    return ret && ret != -ENOENT ? -ret : 0;
+}
+
+enum afxdp_xdp_mode
+afxdp_xdp_get_mode(const struct afxdp_xdp *xdp)
+{
+    return xdp->mode;
+}
+
+const char *
+afxdp_xdp_attach_desc(const struct afxdp_xdp *xdp)
+{
+    return (xdp->dispatcher
+            ? "libxdp dispatcher"
+            : "single program (libxdp dispatcher unavailable)");
+}
+
+uint32_t
+afxdp_xdp_prog_id(const struct afxdp_xdp *xdp)
+{
+    return xdp->prog_id;
+}
+
+int
+afxdp_xdp_get_stats(const struct afxdp_xdp *xdp,
+                    struct afxdp_xdp_stats *stats)
+{
+    int n_cpus = libbpf_num_possible_cpus();
+    uint64_t *values;
+    int error = 0;
+
+    memset(stats, 0, sizeof *stats);
+    if (n_cpus <= 0) {
+        return n_cpus ? -n_cpus : EINVAL;
+    }
+
+    /* A per-CPU lookup fills one 8-byte aligned value per possible CPU. */
+    values = xcalloc(n_cpus, sizeof *values);
+    for (uint32_t i = 0; i < AFXDP_PROG_N_COUNTERS; i++) {
+        int ret = bpf_map_lookup_elem(xdp->stats_fd, &i, values);
+
+        if (ret) {
+            error = -ret;
+            memset(stats, 0, sizeof *stats);
+            break;
+        }
+        for (int cpu = 0; cpu < n_cpus; cpu++) {
+            stats->counters[i] += values[cpu];
+        }
+    }
+    free(values);
+    return error;
+}
+
+const char *
+afxdp_xdp_counter_name(enum afxdp_prog_counter idx)
+{
+    return (unsigned int) idx < ARRAY_SIZE(counter_names)
+           ? counter_names[idx] : "xdp_unknown";
+}

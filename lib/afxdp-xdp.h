@@ -1,0 +1,137 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef AFXDP_XDP_H
+#define AFXDP_XDP_H 1
+
+/* Our XDP program on one network device.
+ *
+ * The program (bpf/afxdp.bpf.c, built by clang and embedded through a
+ * bpftool-generated skeleton) redirects each frame to the AF_XDP socket
+ * bound to the frame's rx queue through an XSKMAP, and passes the frame to
+ * the kernel stack when no socket is bound there.  It is loaded and attached
+ * through libxdp.  When libxdp cannot build its multi-program dispatcher
+ * (freplace is refused on some kernels), libxdp attaches our program alone;
+ * that is not an error, and afxdp_xdp_attach_desc() says which way it went.
+ *
+ * Threading: every function here is control path.  They may allocate, log
+ * and make syscalls, and must not be called from a PMD's receive or send
+ * path.  An 'struct afxdp_xdp' is owned by one port; the caller serializes
+ * calls on it (the port's mutex).
+ *
+ * Order of calls for one port: afxdp_xdp_attach(), then for each rx queue
+ * create and bind the AF_XDP socket and afxdp_xdp_set_xsk(); on the way
+ * down afxdp_xdp_clear_xsk() before closing each socket, then
+ * afxdp_xdp_detach().  Sockets made with libxdp's xsk_socket__create() must
+ * use XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD, or libxdp attaches a program of
+ * its own that collides with ours.
+ *
+ * bpffs: libxdp keeps its dispatcher state under /sys/fs/bpf/xdp.  Without
+ * a bpffs there it cannot use the dispatcher and attaches our program alone,
+ * as when the kernel refuses the dispatcher.
+ *
+ * Logging: errors are returned, not logged above DBG, so that the caller can
+ * fall back (e.g. from native to generic) without a warning in the log.
+ * libbpf and libxdp messages go to this module's log, their warnings at INFO:
+ * expect a few such INFO lines when libxdp probes for its dispatcher and
+ * falls back. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bpf/afxdp-shared.h"
+
+struct afxdp_xdp;
+
+/* Where the program runs. */
+enum afxdp_xdp_mode {
+    AFXDP_XDP_NATIVE,           /* In the driver (XDP_FLAGS_DRV_MODE). */
+    AFXDP_XDP_GENERIC,          /* On skbs (XDP_FLAGS_SKB_MODE). */
+};
+
+/* Sums over all CPUs of the program's counters (see afxdp-shared.h). */
+struct afxdp_xdp_stats {
+    uint64_t counters[AFXDP_PROG_N_COUNTERS];
+};
+
+/* One-time set-up: routes libbpf and libxdp messages to this module's vlog
+ * (their warnings at INFO, the rest at DBG, so that expected fallbacks do
+ * not read as OVS warnings).  Safe to call more than once. */
+void afxdp_xdp_init(void);
+
+/* Loads our program and attaches it to the device 'devname' (index
+ * 'ifindex') in 'mode'.  A program of ours left behind on that device by a
+ * previous ovs-vswitchd (same program name) is detached first and logged at
+ * INFO.  A foreign program already attached in a way that prevents ours is
+ * an error.
+ *
+ * On success returns 0 and stores the new handle in '*xdpp' (owned by the
+ * caller, release with afxdp_xdp_detach()).  On failure returns a positive
+ * errno, stores NULL in '*xdpp' and, if 'errp' is nonnull, stores in '*errp'
+ * a malloc'd message that starts with 'devname' and says what failed (the
+ * caller frees it). */
+int afxdp_xdp_attach(const char *devname, int ifindex,
+                     enum afxdp_xdp_mode mode, struct afxdp_xdp **xdpp,
+                     char **errp);
+
+/* Detaches the program from its device, closes it and frees 'xdp'.  Safe on
+ * NULL.  Never fails loudly: a device that is already gone is fine. */
+void afxdp_xdp_detach(struct afxdp_xdp *xdp);
+
+/* Makes frames arriving on rx queue 'queue_id' go to the AF_XDP socket
+ * 'xsk_fd' (updates the XSKMAP).  The socket must already be bound to that
+ * queue of this device.  The map holds its own reference to the socket, so
+ * clear the entry when the socket goes away.  Returns 0 or a positive errno
+ * (EINVAL if 'queue_id' >= AFXDP_MAX_QUEUES; the kernel's error, e.g.
+ * ENOTSOCK or EOPNOTSUPP, for a descriptor that is not a bound AF_XDP
+ * socket).  Logs nothing. */
+int afxdp_xdp_set_xsk(struct afxdp_xdp *xdp, uint32_t queue_id, int xsk_fd);
+
+/* Removes any socket from rx queue 'queue_id' in the XSKMAP; frames on that
+ * queue then go to the kernel stack.  Returns 0 or a positive errno (EINVAL
+ * if 'queue_id' >= AFXDP_MAX_QUEUES); a queue that had no socket is not an
+ * error. */
+int afxdp_xdp_clear_xsk(struct afxdp_xdp *xdp, uint32_t queue_id);
+
+/* Mode the program is attached in. */
+enum afxdp_xdp_mode afxdp_xdp_get_mode(const struct afxdp_xdp *xdp);
+
+/* Human-readable description of how the program is attached, for status,
+ * e.g. "libxdp dispatcher" or "single program (libxdp dispatcher
+ * unavailable)".  Static string, never NULL. */
+const char *afxdp_xdp_attach_desc(const struct afxdp_xdp *xdp);
+
+/* Kernel id of the loaded program (for status and tests).  When libxdp
+ * attached it alone, this is the id 'ip link' shows on the device; inside
+ * the dispatcher, 'ip link' shows the dispatcher's id instead. */
+uint32_t afxdp_xdp_prog_id(const struct afxdp_xdp *xdp);
+
+/* Reads the program's per-CPU counters summed over CPUs into '*stats'.
+ * Returns 0 or a positive errno (then '*stats' is zeroed). */
+int afxdp_xdp_get_stats(const struct afxdp_xdp *xdp,
+                        struct afxdp_xdp_stats *stats);
+
+/* Name of counter 'idx' for custom statistics, e.g. "xdp_redirected". */
+const char *afxdp_xdp_counter_name(enum afxdp_prog_counter idx);
+
+/* Detaches every XDP program of ours from 'ifindex' without a handle: used
+ * from the fatal-signal hook and when a dead daemon left one behind.  Looks
+ * at both the native and the generic slot, and inside a libxdp dispatcher;
+ * a program is ours if its kernel name is our program's, and anything else
+ * is left alone.  Returns the number of programs removed (0 also when the
+ * device does not exist).  Logs only at DBG.  Must be async-safe enough for
+ * OVS's fatal_signal hooks (no locks of ours). */
+int afxdp_xdp_remove_ours(int ifindex);
+
+#endif /* afxdp-xdp.h */
