@@ -1,0 +1,446 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+
+#include "afxdp-xsk.h"
+
+#include <errno.h>
+#include <linux/capability.h>
+#include <linux/if_xdp.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bitmap.h"
+#include "openvswitch/util.h"
+#include "openvswitch/vlog.h"
+#include "timeval.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(afxdp_xsk);
+
+/* A queue that was bound a moment ago may still be busy in the kernel
+ * (EBUSY for tens of milliseconds after close): retry this long. */
+#define AFXDP_XSK_BIND_RETRY_MS 500
+
+/* How long tear-down waits for frames sent earlier to complete. */
+#define AFXDP_XSK_DRAIN_MS 50
+
+/* Returns true if this process has CAP_IPC_LOCK in its effective set, which
+ * makes the kernel skip RLIMIT_MEMLOCK when pinning the UMEM. */
+static bool
+afxdp_xsk_have_ipc_lock(void)
+{
+    struct __user_cap_header_struct hdr = {
+        .version = _LINUX_CAPABILITY_VERSION_3,
+        .pid = 0,
+    };
+    struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+    memset(data, 0, sizeof data);
+    if (syscall(SYS_capget, &hdr, data)) {
+        return false;
+    }
+    return (data[CAP_TO_INDEX(CAP_IPC_LOCK)].effective
+            & CAP_TO_MASK(CAP_IPC_LOCK)) != 0;
+}
+
+/* Makes sure the kernel will let us pin 'bytes' of UMEM: either we have
+ * CAP_IPC_LOCK, or RLIMIT_MEMLOCK is (or can be raised to be) large
+ * enough.  Returns 0 or an errno with a message for the user in '*errp'. */
+static int
+afxdp_xsk_check_memlock(const char *devname, size_t bytes, char **errp)
+{
+    struct rlimit rl;
+
+    if (afxdp_xsk_have_ipc_lock()) {
+        return 0;
+    }
+    if (getrlimit(RLIMIT_MEMLOCK, &rl)) {
+        return 0;   /* Let the kernel decide. */
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= bytes) {
+        return 0;
+    }
+    if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= bytes) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? RLIM_INFINITY : bytes;
+        if (!setrlimit(RLIMIT_MEMLOCK, &rl)) {
+            VLOG_INFO("%s: raised RLIMIT_MEMLOCK to pin %"PRIuSIZE" bytes of "
+                      "UMEM", devname, bytes);
+            return 0;
+        }
+    }
+    *errp = xasprintf("%s: cannot pin %"PRIuSIZE" bytes of UMEM: "
+                      "RLIMIT_MEMLOCK is %llu bytes and cannot be raised; "
+                      "raise it (ulimit -l, LimitMEMLOCK=) or run "
+                      "ovs-vswitchd with CAP_IPC_LOCK, or use fewer frames "
+                      "(options:umem-frames, options:xsk-ring-size)",
+                      devname, bytes, (unsigned long long) rl.rlim_cur);
+    return ENOBUFS;
+}
+
+/* Posts up to a full ring of free frames to 'xsk''s fill ring. */
+static void
+afxdp_xsk_prime_fill(struct afxdp_xsk *xsk, struct afxdp_pool *pool,
+                     uint32_t ring_size)
+{
+    uint64_t *addrs = xmalloc(ring_size * sizeof *addrs);
+    uint32_t n = afxdp_pool_get(pool, addrs, ring_size);
+    uint32_t idx;
+
+    if (n && xsk_ring_prod__reserve(&xsk->fill, n, &idx) == n) {
+        for (uint32_t i = 0; i < n; i++) {
+            *xsk_ring_prod__fill_addr(&xsk->fill, idx + i) = addrs[i];
+        }
+        xsk_ring_prod__submit(&xsk->fill, n);
+    } else if (n) {
+        afxdp_pool_put(pool, addrs, n);
+    }
+    free(addrs);
+}
+
+/* Returns true if some socket of 'set' was created. */
+static bool
+afxdp_xsk_set_has_sockets(const struct afxdp_xsk_set *set)
+{
+    return set->n > 0;
+}
+
+/* Unregisters the UMEM of 'set' when its first socket, 'xsk', could not be
+ * created.  libxdp leaves the fill and completion rings it mapped for the
+ * UMEM in that case (they would be reused by a retry on the same UMEM, which
+ * libxdp does not support after a failed bind), so unmap them here. */
+static void
+afxdp_xsk_umem_destroy_unused(struct afxdp_xsk_set *set,
+                              struct afxdp_xsk *xsk)
+{
+    struct xdp_mmap_offsets off;
+    socklen_t len = sizeof off;
+
+    if (!getsockopt(xsk_umem__fd(set->umem), SOL_XDP, XDP_MMAP_OFFSETS,
+                    &off, &len)) {
+        if (xsk->fill.ring) {
+            munmap((char *) xsk->fill.ring - off.fr.desc,
+                   off.fr.desc + xsk->fill.size * sizeof(uint64_t));
+        }
+        if (xsk->comp.ring) {
+            munmap((char *) xsk->comp.ring - off.cr.desc,
+                   off.cr.desc + xsk->comp.size * sizeof(uint64_t));
+        }
+    }
+    xsk_umem__delete(set->umem);
+    set->umem = NULL;
+}
+
+/* Creates the socket for rx queue 'queue_id' of 'set' on 'devname'.  The
+ * first socket also registers the UMEM.  Returns 0 or a positive errno. */
+static int
+afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
+                 uint32_t queue_id, struct afxdp_xsk **xskp, char **errp)
+{
+    const struct afxdp_xsk_params *p = &set->params;
+    struct xsk_socket_config scfg;
+    struct afxdp_xsk *xsk;
+    long long int deadline;
+    int ret;
+
+    xsk = xzalloc_cacheline(sizeof *xsk);
+    xsk->queue_id = queue_id;
+    xsk->fd = -1;
+
+    if (!set->umem) {
+        struct xsk_umem_config ucfg = {
+            .fill_size = p->ring_size,
+            .comp_size = p->ring_size,
+            .frame_size = afxdp_pool_frame_size(set->pool),
+            .frame_headroom = 0,
+            .flags = 0,
+        };
+
+        ret = xsk_umem__create(&set->umem, afxdp_pool_area(set->pool),
+                               afxdp_pool_area_size(set->pool),
+                               &xsk->fill, &xsk->comp, &ucfg);
+        if (ret) {
+            set->umem = NULL;
+            *errp = xasprintf("%s: cannot register the UMEM (%"PRIuSIZE
+                              " bytes): %s", devname,
+                              afxdp_pool_area_size(set->pool),
+                              ovs_strerror(-ret));
+            free_cacheline(xsk);
+            return -ret;
+        }
+    }
+
+    memset(&scfg, 0, sizeof scfg);
+    scfg.rx_size = p->ring_size;
+    scfg.tx_size = p->ring_size;
+    scfg.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
+    scfg.bind_flags = ((p->zero_copy ? XDP_ZEROCOPY : XDP_COPY)
+                       | (p->need_wakeup ? XDP_USE_NEED_WAKEUP : 0));
+
+    deadline = time_msec() + AFXDP_XSK_BIND_RETRY_MS;
+    for (;;) {
+        ret = xsk_socket__create_shared(&xsk->socket, devname, queue_id,
+                                        set->umem, &xsk->rx, &xsk->tx,
+                                        &xsk->fill, &xsk->comp, &scfg);
+        if (ret != -EBUSY || time_msec() >= deadline) {
+            break;
+        }
+        xnanosleep(10 * 1000 * 1000);
+    }
+    if (ret) {
+        if (!afxdp_xsk_set_has_sockets(set)) {
+            afxdp_xsk_umem_destroy_unused(set, xsk);
+        }
+        if (p->zero_copy && (ret == -EOPNOTSUPP || ret == -EPROTONOSUPPORT
+                             || ret == -EINVAL)) {
+            *errp = xasprintf("%s: queue %"PRIu32": zero-copy refused by "
+                              "the driver (%s)", devname, queue_id,
+                              ovs_strerror(-ret));
+        } else {
+            *errp = xasprintf("%s: queue %"PRIu32": cannot create the "
+                              "AF_XDP socket: %s", devname, queue_id,
+                              ovs_strerror(-ret));
+        }
+        free_cacheline(xsk);
+        return -ret;
+    }
+
+    xsk->fd = xsk_socket__fd(xsk->socket);
+    xsk->zero_copy = p->zero_copy;
+    xsk->need_wakeup = p->need_wakeup;
+    afxdp_xsk_prime_fill(xsk, set->pool, p->ring_size);
+
+    *xskp = xsk;
+    return 0;
+}
+
+/* Creates 'n_queues' sockets on 'devname', one per rx queue from 0, all
+ * sharing one UMEM over 'pool', and posts free frames to their fill rings.
+ * The sockets receive nothing until the XDP program's XSKMAP points at
+ * them.
+ *
+ * On success returns 0 and stores the set in '*setp' (owned by the caller,
+ * close it with afxdp_xsk_set_close()).  On failure returns a positive errno
+ * and a malloc'd message starting with 'devname' in '*errp'; every frame
+ * taken from 'pool' has been returned to it. */
+int
+afxdp_xsk_set_open(const char *devname, struct afxdp_pool *pool,
+                   int n_queues, const struct afxdp_xsk_params *params,
+                   struct afxdp_xsk_set **setp, char **errp)
+{
+    struct afxdp_xsk_set *set;
+    int error;
+
+    *setp = NULL;
+    *errp = NULL;
+    error = afxdp_xsk_check_memlock(devname, afxdp_pool_area_size(pool),
+                                    errp);
+    if (error) {
+        return error;
+    }
+
+    set = xzalloc(sizeof *set);
+    set->pool = pool;
+    set->params = *params;
+    set->xsks = xcalloc(n_queues, sizeof *set->xsks);
+    for (int i = 0; i < n_queues; i++) {
+        error = afxdp_xsk_create(set, devname, i, &set->xsks[i], errp);
+        if (error) {
+            afxdp_xsk_set_close(set);
+            return error;
+        }
+        set->n++;
+    }
+
+    *setp = set;
+    return 0;
+}
+
+/* Sends what is still in 'xsk''s tx ring and reaps completions until
+ * nothing is in flight or a short time has passed. */
+static void
+afxdp_xsk_drain_tx(struct afxdp_xsk *xsk, struct afxdp_pool *pool)
+{
+    const struct afxdp_pool_layout *l = afxdp_pool_layout(pool);
+    long long int deadline = time_msec() + AFXDP_XSK_DRAIN_MS;
+    uint64_t addrs[64];
+
+    while (xsk->tx_in_flight && time_msec() < deadline) {
+        uint32_t idx, n;
+
+        if (sendto(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0
+            && errno != EAGAIN && errno != EBUSY && errno != ENOBUFS) {
+            break;
+        }
+        n = xsk_ring_cons__peek(&xsk->comp, ARRAY_SIZE(addrs), &idx);
+        for (uint32_t i = 0; i < n; i++) {
+            addrs[i] = afxdp_pool_frame_addr(
+                l, *xsk_ring_cons__comp_addr(&xsk->comp, idx + i));
+        }
+        xsk_ring_cons__release(&xsk->comp, n);
+        afxdp_pool_put(pool, addrs, n);
+        xsk->tx_in_flight -= MIN(n, xsk->tx_in_flight);
+        if (!n) {
+            xnanosleep(1000 * 1000);
+        }
+    }
+}
+
+/* Reads the entries between the consumer and producer indexes of a ring.
+ * 'get' returns the frame address of entry 'idx'. */
+static uint32_t
+afxdp_xsk_ring_span(const uint32_t *producer, const uint32_t *consumer)
+{
+    return __atomic_load_n(producer, __ATOMIC_ACQUIRE)
+           - __atomic_load_n(consumer, __ATOMIC_ACQUIRE);
+}
+
+static void
+afxdp_xsk_mark(unsigned long *seen, const struct afxdp_pool_layout *l,
+               uint64_t addr, uint64_t *out, uint32_t *n_out)
+{
+    size_t frame = afxdp_pool_frame_addr(l, addr) >> l->frame_shift;
+
+    /* The kernel publishes the rx producer before the fill consumer (and
+     * the completion producer after it took the tx entry), so one frame can
+     * be seen in two rings at once: take it only once. */
+    if (!bitmap_is_set(seen, frame)) {
+        bitmap_set1(seen, frame);
+        out[(*n_out)++] = afxdp_pool_frame_addr(l, addr);
+    }
+}
+
+/* Returns to the pool every frame still in one of 'xsk''s rings.  Called
+ * with the socket out of the XSKMAP and nobody polling or sending. */
+static void
+afxdp_xsk_reclaim(struct afxdp_xsk *xsk, struct afxdp_pool *pool,
+                  unsigned long *seen)
+{
+    const struct afxdp_pool_layout *l = afxdp_pool_layout(pool);
+    uint32_t size = xsk->fill.size + xsk->rx.size + xsk->tx.size
+                    + xsk->comp.size;
+    uint64_t *addrs = xmalloc(size * sizeof *addrs);
+    uint32_t n_addrs = 0;
+    uint32_t i, n, cons;
+
+    n = afxdp_xsk_ring_span(xsk->rx.producer, xsk->rx.consumer);
+    cons = *xsk->rx.consumer;
+    for (i = 0; i < n && i < xsk->rx.size; i++) {
+        afxdp_xsk_mark(seen, l, xsk_ring_cons__rx_desc(&xsk->rx,
+                                                        cons + i)->addr,
+                       addrs, &n_addrs);
+    }
+    n = afxdp_xsk_ring_span(xsk->fill.producer, xsk->fill.consumer);
+    cons = *xsk->fill.consumer;
+    for (i = 0; i < n && i < xsk->fill.size; i++) {
+        afxdp_xsk_mark(seen, l, *xsk_ring_prod__fill_addr(&xsk->fill,
+                                                           cons + i),
+                       addrs, &n_addrs);
+    }
+    n = afxdp_xsk_ring_span(xsk->comp.producer, xsk->comp.consumer);
+    cons = *xsk->comp.consumer;
+    for (i = 0; i < n && i < xsk->comp.size; i++) {
+        afxdp_xsk_mark(seen, l, *xsk_ring_cons__comp_addr(&xsk->comp,
+                                                           cons + i),
+                       addrs, &n_addrs);
+    }
+    n = afxdp_xsk_ring_span(xsk->tx.producer, xsk->tx.consumer);
+    cons = *xsk->tx.consumer;
+    for (i = 0; i < n && i < xsk->tx.size; i++) {
+        afxdp_xsk_mark(seen, l, xsk_ring_prod__tx_desc(&xsk->tx,
+                                                        cons + i)->addr,
+                       addrs, &n_addrs);
+    }
+    afxdp_pool_put(pool, addrs, n_addrs);
+    free(addrs);
+}
+
+/* Closes every socket of 'set' and unregisters its UMEM, returning the
+ * frames that were in their rings to the pool (the pool itself stays with
+ * the caller).  Frames the kernel still held between two rings cannot be
+ * returned; their number is returned (0 in the normal case).  Safe on
+ * NULL. */
+uint32_t
+afxdp_xsk_set_close(struct afxdp_xsk_set *set)
+{
+    struct afxdp_pool_counts before, after;
+    unsigned long *seen;
+    uint32_t n_held = 0;
+
+    if (!set) {
+        return 0;
+    }
+
+    afxdp_pool_get_counts(set->pool, &before);
+    seen = bitmap_allocate(before.n_frames);
+    for (int i = 0; i < set->n; i++) {
+        afxdp_xsk_drain_tx(set->xsks[i], set->pool);
+    }
+    for (int i = 0; i < set->n; i++) {
+        afxdp_xsk_reclaim(set->xsks[i], set->pool, seen);
+    }
+    bitmap_free(seen);
+    afxdp_pool_get_counts(set->pool, &after);
+    n_held = after.n_frames - after.n_free - after.n_in_ovs;
+
+    for (int i = 0; i < set->n; i++) {
+        xsk_socket__delete(set->xsks[i]->socket);
+        free_cacheline(set->xsks[i]);
+    }
+    if (set->umem) {
+        int ret = xsk_umem__delete(set->umem);
+
+        if (ret) {
+            VLOG_WARN("cannot unregister UMEM: %s", ovs_strerror(-ret));
+        }
+    }
+    free(set->xsks);
+    free(set);
+    return n_held;
+}
+
+/* Stores in '*c' how many frames each ring of 'xsk' holds now.  Called from
+ * any thread: the result is a snapshot, exact only when 'xsk' is idle. */
+void
+afxdp_xsk_get_ring_counts(const struct afxdp_xsk *xsk,
+                          struct afxdp_xsk_ring_counts *c)
+{
+    c->fill = afxdp_xsk_ring_span(xsk->fill.producer, xsk->fill.consumer);
+    c->rx = afxdp_xsk_ring_span(xsk->rx.producer, xsk->rx.consumer);
+    c->tx = afxdp_xsk_ring_span(xsk->tx.producer, xsk->tx.consumer);
+    c->comp = afxdp_xsk_ring_span(xsk->comp.producer, xsk->comp.consumer);
+}
+
+/* Reads the kernel's XDP_STATISTICS of 'xsk' into '*stats'.  Returns 0 or a
+ * positive errno (then '*stats' is zeroed). */
+int
+afxdp_xsk_get_kernel_stats(const struct afxdp_xsk *xsk,
+                           struct xdp_statistics *stats)
+{
+    socklen_t len = sizeof *stats;
+
+    memset(stats, 0, sizeof *stats);
+    if (getsockopt(xsk->fd, SOL_XDP, XDP_STATISTICS, stats, &len)) {
+        int error = errno;
+
+        memset(stats, 0, sizeof *stats);
+        return error;
+    }
+    return 0;
+}

@@ -1,0 +1,94 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef AFXDP_XSK_H
+#define AFXDP_XSK_H 1
+
+/* AF_XDP sockets of one port: set-up, tear-down, frame reclaim and kernel
+ * statistics.
+ *
+ * A port has one socket per rx queue, all sharing the port's UMEM
+ * (XDP_SHARED_UMEM), each with its own fill and completion ring.  The
+ * sockets of a port form a 'struct afxdp_xsk_set'.
+ *
+ * Ownership of a socket's rings (who may touch them without a lock):
+ *   - rx and fill: the thread polling that rx queue;
+ *   - tx and completion: the thread sending on the tx queue of the same
+ *     index, under the port's tx lock for that queue when OVS says the
+ *     queue is shared.
+ * Set-up and tear-down (control path) happen while no thread polls or sends
+ * (OVS calls reconfigure and destruct with the port out of every PMD).
+ *
+ * The ring indexes are read here only for accounting and at tear-down. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <xdp/xsk.h>
+
+#include "netdev-afxdp-pool.h"
+
+struct xsk_umem;
+
+/* How to create the sockets of a port. */
+struct afxdp_xsk_params {
+    uint32_t ring_size;         /* Entries in each of the four rings. */
+    bool zero_copy;             /* Bind with XDP_ZEROCOPY, else XDP_COPY. */
+    bool need_wakeup;           /* Bind with XDP_USE_NEED_WAKEUP. */
+};
+
+/* One AF_XDP socket. */
+struct afxdp_xsk {
+    /* Fast path.  See the ownership rules above. */
+    struct xsk_ring_cons rx;    /* Received descriptors. */
+    struct xsk_ring_prod fill;  /* Free frames for the kernel to fill. */
+    struct xsk_ring_prod tx;    /* Descriptors to send. */
+    struct xsk_ring_cons comp;  /* Sent frames coming back. */
+    int fd;                     /* The socket. */
+    bool need_wakeup;           /* Bound with XDP_USE_NEED_WAKEUP. */
+    uint32_t tx_in_flight;      /* Submitted to tx, not yet completed. */
+
+    /* Control path. */
+    uint32_t queue_id;          /* Device rx queue it is bound to. */
+    bool zero_copy;             /* Bound in zero-copy mode. */
+    struct xsk_socket *socket;  /* libxdp's handle. */
+};
+
+/* Where the frames of a socket are, from its ring indexes. */
+struct afxdp_xsk_ring_counts {
+    uint32_t fill;              /* In the fill ring. */
+    uint32_t rx;                /* In the rx ring. */
+    uint32_t tx;                /* In the tx ring. */
+    uint32_t comp;              /* In the completion ring. */
+};
+
+/* The sockets of one port. */
+struct afxdp_xsk_set {
+    struct afxdp_pool *pool;    /* Not owned: the port's UMEM pool. */
+    struct xsk_umem *umem;      /* The UMEM registration. */
+    struct afxdp_xsk_params params;
+    int n;                      /* Number of sockets in 'xsks'. */
+    struct afxdp_xsk **xsks;    /* Socket i is bound to rx queue i. */
+};
+
+int afxdp_xsk_set_open(const char *devname, struct afxdp_pool *,
+                       int n_queues, const struct afxdp_xsk_params *,
+                       struct afxdp_xsk_set **setp, char **errp);
+uint32_t afxdp_xsk_set_close(struct afxdp_xsk_set *);
+
+void afxdp_xsk_get_ring_counts(const struct afxdp_xsk *,
+                               struct afxdp_xsk_ring_counts *);
+int afxdp_xsk_get_kernel_stats(const struct afxdp_xsk *,
+                               struct xdp_statistics *);
+
+#endif /* afxdp-xsk.h */
