@@ -25,13 +25,19 @@
 #include "coverage.h"
 #include "dp-packet.h"
 #include "openvswitch/compiler.h"
+#include "ovs-atomic.h"
 #include "openvswitch/util.h"
 #include "openvswitch/vlog.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(afxdp_pool);
 
+COVERAGE_DEFINE(afxdp_pool_created);
+COVERAGE_DEFINE(afxdp_pool_destroyed);
 COVERAGE_DEFINE(afxdp_pool_freed_late);
+
+/* Pools created and not yet destroyed, in this process. */
+static atomic_count afxdp_pools_live = ATOMIC_COUNT_INIT(0);
 
 struct afxdp_pool {
     struct afxdp_pool_layout layout;    /* Fast-path view, immutable. */
@@ -171,6 +177,8 @@ afxdp_pool_create(const struct afxdp_pool_params *p,
     }
     pool->n_free = p->n_frames;
 
+    atomic_count_inc(&afxdp_pools_live);
+    COVERAGE_INC(afxdp_pool_created);
     *poolp = pool;
     return 0;
 }
@@ -180,6 +188,8 @@ static void
 afxdp_pool_destroy(struct afxdp_pool *pool)
     OVS_NO_THREAD_SAFETY_ANALYSIS
 {
+    atomic_count_dec(&afxdp_pools_live);
+    COVERAGE_INC(afxdp_pool_destroyed);
     afxdp_pool_unmap_area(pool);
     free_cacheline(pool->layout.pkts);
     free(pool->stack);
@@ -336,4 +346,12 @@ const struct afxdp_pool_layout *
 afxdp_pool_layout(const struct afxdp_pool *pool)
 {
     return &pool->layout;
+}
+
+/* Returns the number of pools that exist in this process: created and not
+ * yet freed (released pools wait for their dp_packets). */
+unsigned int
+afxdp_pool_count_live(void)
+{
+    return atomic_count_get(&afxdp_pools_live);
 }

@@ -101,6 +101,7 @@ void afxdp_pool_from_ovs(struct afxdp_pool *, const uint64_t addrs[],
                          uint32_t n);
 
 void afxdp_pool_get_counts(struct afxdp_pool *, struct afxdp_pool_counts *);
+unsigned int afxdp_pool_count_live(void);
 
 void *afxdp_pool_area(const struct afxdp_pool *);
 size_t afxdp_pool_area_size(const struct afxdp_pool *);

@@ -1,0 +1,228 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Unit tests of afxdp port option parsing (lib/afxdp-config.c).
+ *
+ * Usage: ovstest test-afxdp-config
+ * Needs no privileges.  Prints one line per check group and "PASS" at the
+ * end; any failed check aborts with the failing expression. */
+
+#include <config.h>
+#undef NDEBUG
+
+#include <errno.h>
+#include <string.h>
+
+#include "afxdp-config.h"
+#include "ovstest.h"
+#include "smap.h"
+#include "util.h"
+
+/* Parses 'key'='value' alone on port "p0"; returns the error and stores
+ * the config in '*cfg' and the message (or NULL) in '*msg'. */
+static int
+parse1(const char *key, const char *value, struct afxdp_config *cfg,
+       char **msg)
+{
+    struct smap args = SMAP_INITIALIZER(&args);
+    int error;
+
+    smap_add(&args, key, value);
+    error = afxdp_config_parse("p0", &args, cfg, msg);
+    smap_destroy(&args);
+    return error;
+}
+
+/* Checks that 'key'='value' is rejected with a message naming the port, the
+ * option and containing 'expected'. */
+static void
+check_bad(const char *key, const char *value, const char *expected)
+{
+    struct afxdp_config cfg;
+    char *option = xasprintf("options:%s", key);
+    char *msg = NULL;
+
+    ovs_assert(parse1(key, value, &cfg, &msg) == EINVAL);
+    ovs_assert(msg);
+    if (!strstr(msg, "p0: ") || !strstr(msg, option)
+        || !strstr(msg, expected) || !strstr(msg, value)) {
+        ovs_fatal(0, "bad message for %s=%s: %s", key, value, msg);
+    }
+    free(option);
+    free(msg);
+}
+
+static void
+test_defaults(void)
+{
+    struct smap args = SMAP_INITIALIZER(&args);
+    struct afxdp_config cfg, def;
+    char *msg = NULL;
+
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    ovs_assert(!msg);
+    afxdp_config_init(&def);
+    ovs_assert(afxdp_config_equals(&cfg, &def));
+    ovs_assert(cfg.xdp_mode == AFXDP_MODE_BEST_EFFORT);
+    ovs_assert(cfg.n_rxq == 1);
+    ovs_assert(cfg.use_need_wakeup);
+    ovs_assert(cfg.ring_size == AFXDP_CONFIG_DEFAULT_RING);
+    ovs_assert(cfg.umem_frames == 0);
+    ovs_assert(afxdp_config_n_frames(&cfg) > afxdp_config_min_frames(&cfg));
+    smap_destroy(&args);
+    printf("defaults: ok\n");
+}
+
+static void
+test_good_values(void)
+{
+    static const struct {
+        const char *value;
+        enum afxdp_mode mode;
+    } modes[] = {
+        { "best-effort", AFXDP_MODE_BEST_EFFORT },
+        { "native-with-zerocopy", AFXDP_MODE_NATIVE_ZC },
+        { "native", AFXDP_MODE_NATIVE },
+        { "generic", AFXDP_MODE_GENERIC },
+    };
+    struct afxdp_config cfg;
+    char *msg;
+
+    for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+        ovs_assert(!parse1("xdp-mode", modes[i].value, &cfg, &msg));
+        ovs_assert(cfg.xdp_mode == modes[i].mode);
+        ovs_assert(!strcmp(afxdp_mode_to_string(cfg.xdp_mode),
+                           modes[i].value));
+    }
+    ovs_assert(!parse1("n_rxq", "1", &cfg, &msg) && cfg.n_rxq == 1);
+    ovs_assert(!parse1("n_rxq", "256", &cfg, &msg) && cfg.n_rxq == 256);
+    ovs_assert(!parse1("use-need-wakeup", "false", &cfg, &msg)
+               && !cfg.use_need_wakeup);
+    ovs_assert(!parse1("use-need-wakeup", "true", &cfg, &msg)
+               && cfg.use_need_wakeup);
+    ovs_assert(!parse1("xsk-ring-size", "64", &cfg, &msg)
+               && cfg.ring_size == 64);
+    ovs_assert(!parse1("xsk-ring-size", "16384", &cfg, &msg)
+               && cfg.ring_size == 16384);
+    ovs_assert(!parse1("umem-frames", "0", &cfg, &msg)
+               && cfg.umem_frames == 0);
+    ovs_assert(!parse1("umem-frames", "100000", &cfg, &msg)
+               && cfg.umem_frames == 100000
+               && afxdp_config_n_frames(&cfg) == 100000);
+    printf("good values: ok\n");
+}
+
+static void
+test_bad_values(void)
+{
+    const char *modes = "best-effort, native-with-zerocopy, native or generic";
+
+    check_bad("xdp-mode", "foo", modes);
+    check_bad("xdp-mode", "", modes);
+    check_bad("xdp-mode", "Native", modes);
+    check_bad("xdp-mode", "drv", modes);
+    check_bad("n_rxq", "0", "an integer from 1 to 256");
+    check_bad("n_rxq", "257", "an integer from 1 to 256");
+    check_bad("n_rxq", "-1", "an integer from 1 to 256");
+    check_bad("n_rxq", "2x", "an integer from 1 to 256");
+    check_bad("n_rxq", "", "an integer from 1 to 256");
+    check_bad("n_rxq", "99999999999999999999", "an integer from 1 to 256");
+    check_bad("use-need-wakeup", "yes", "true or false");
+    check_bad("use-need-wakeup", "1", "true or false");
+    check_bad("xsk-ring-size", "100", "a power of two from 64 to 16384");
+    check_bad("xsk-ring-size", "32", "a power of two from 64 to 16384");
+    check_bad("xsk-ring-size", "32768", "a power of two from 64 to 16384");
+    check_bad("umem-frames", "10", "0 (automatic) or an integer from");
+    check_bad("umem-frames", "abc", "0 (automatic) or an integer from");
+    check_bad("umem-frames", "99999999", "0 (automatic) or an integer from");
+    printf("bad values: ok\n");
+}
+
+static void
+test_unknown_key(void)
+{
+    struct afxdp_config cfg;
+    char *msg = NULL;
+
+    ovs_assert(parse1("xdp-mod", "native", &cfg, &msg) == EINVAL);
+    ovs_assert(strstr(msg, "p0: unknown option 'xdp-mod'"));
+    ovs_assert(strstr(msg, "xdp-mode"));
+    free(msg);
+    printf("unknown key: ok\n");
+}
+
+/* The minimum of umem-frames follows n_rxq and xsk-ring-size, whatever the
+ * order the options come in. */
+static void
+test_min_frames(void)
+{
+    struct smap args = SMAP_INITIALIZER(&args);
+    struct afxdp_config cfg;
+    uint32_t min;
+    char *msg = NULL;
+
+    smap_add(&args, "n_rxq", "4");
+    smap_add(&args, "xsk-ring-size", "256");
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    min = afxdp_config_min_frames(&cfg);
+    ovs_assert(min == 4 * (2 * 256 + 32));
+
+    smap_add_format(&args, "umem-frames", "%"PRIu32, min - 1);
+    ovs_assert(afxdp_config_parse("p0", &args, &cfg, &msg) == EINVAL);
+    ovs_assert(strstr(msg, "n_rxq=4") && strstr(msg, "xsk-ring-size=256"));
+    free(msg);
+    msg = NULL;
+
+    smap_replace_nocopy(&args, "umem-frames", xasprintf("%"PRIu32, min));
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    ovs_assert(afxdp_config_n_frames(&cfg) == min);
+    smap_destroy(&args);
+    printf("umem-frames minimum: ok\n");
+}
+
+/* What get_config reports parses back to the same configuration. */
+static void
+test_round_trip(void)
+{
+    struct smap args = SMAP_INITIALIZER(&args);
+    struct smap out = SMAP_INITIALIZER(&out);
+    struct afxdp_config a, b;
+    char *msg = NULL;
+
+    smap_add(&args, "xdp-mode", "generic");
+    smap_add(&args, "n_rxq", "3");
+    smap_add(&args, "use-need-wakeup", "false");
+    smap_add(&args, "xsk-ring-size", "512");
+    ovs_assert(!afxdp_config_parse("p0", &args, &a, &msg));
+    afxdp_config_to_smap(&a, &out);
+    ovs_assert(!afxdp_config_parse("p0", &out, &b, &msg));
+    ovs_assert(afxdp_config_equals(&a, &b));
+    smap_destroy(&args);
+    smap_destroy(&out);
+    printf("round trip: ok\n");
+}
+
+static void
+test_afxdp_config_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    test_defaults();
+    test_good_values();
+    test_bad_values();
+    test_unknown_key();
+    test_min_frames();
+    test_round_trip();
+    printf("PASS\n");
+}
+
+OVSTEST_REGISTER("test-afxdp-config", test_afxdp_config_main);

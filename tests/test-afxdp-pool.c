@@ -1,0 +1,276 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Unit tests of the UMEM pool: frame allocator and frame accounting
+ * (lib/netdev-afxdp-pool.c).
+ *
+ * Usage: ovstest test-afxdp-pool
+ * Needs no privileges (the area is ordinary anonymous memory; nothing is
+ * registered with the kernel).  Aborts on the first failed check. */
+
+#include <config.h>
+#undef NDEBUG
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitmap.h"
+#include "dp-packet.h"
+#include "netdev-afxdp-pool.h"
+#include "ovs-thread.h"
+#include "ovstest.h"
+#include "util.h"
+
+#define FRAME 4096
+
+static struct afxdp_pool *
+make_pool(uint32_t n_frames)
+{
+    struct afxdp_pool_params p = {
+        .n_frames = n_frames, .frame_size = FRAME, .numa_id = -1,
+        .hugepages = false,
+    };
+    struct afxdp_pool *pool;
+    char *msg;
+
+    ovs_assert(!afxdp_pool_create(&p, &pool, &msg));
+    ovs_assert(!msg);
+    return pool;
+}
+
+static void
+check_counts(struct afxdp_pool *pool, uint32_t n_free, uint32_t n_in_ovs)
+{
+    struct afxdp_pool_counts c;
+
+    afxdp_pool_get_counts(pool, &c);
+    if (c.n_free != n_free || c.n_in_ovs != n_in_ovs) {
+        ovs_fatal(0, "counts: free %"PRIu32" (want %"PRIu32"), in_ovs "
+                  "%"PRIu32" (want %"PRIu32")",
+                  c.n_free, n_free, c.n_in_ovs, n_in_ovs);
+    }
+}
+
+static void
+test_bad_geometry(void)
+{
+    struct afxdp_pool_params p = { 0, FRAME, -1, false };
+    struct afxdp_pool *pool;
+    char *msg;
+
+    ovs_assert(afxdp_pool_create(&p, &pool, &msg) == EINVAL && msg && !pool);
+    free(msg);
+    p.n_frames = 8;
+    p.frame_size = 3000;
+    ovs_assert(afxdp_pool_create(&p, &pool, &msg) == EINVAL && msg);
+    free(msg);
+    p.frame_size = 1024;
+    ovs_assert(afxdp_pool_create(&p, &pool, &msg) == EINVAL && msg);
+    free(msg);
+    printf("bad geometry: ok\n");
+}
+
+/* Every frame can be taken once, each is aligned, inside the area and
+ * distinct; an empty pool gives nothing; everything goes back. */
+static void
+test_get_put(void)
+{
+    const uint32_t n = 300;
+    struct afxdp_pool *pool = make_pool(n);
+    unsigned long *seen = bitmap_allocate(n);
+    uint64_t *addrs = xmalloc((n + 10) * sizeof *addrs);
+    uint32_t got = 0;
+
+    ovs_assert(afxdp_pool_area_size(pool) == (size_t) n * FRAME);
+    /* Batches of uneven sizes, as rx refills and tx would take them. */
+    while (got < n) {
+        uint32_t k = afxdp_pool_get(pool, &addrs[got], 7);
+
+        ovs_assert(k == MIN(7, n - got));
+        got += k;
+    }
+    ovs_assert(afxdp_pool_get(pool, &addrs[got], 10) == 0);
+    for (uint32_t i = 0; i < n; i++) {
+        ovs_assert(addrs[i] % FRAME == 0);
+        ovs_assert(addrs[i] < (uint64_t) n * FRAME);
+        ovs_assert(!bitmap_is_set(seen, addrs[i] / FRAME));
+        bitmap_set1(seen, addrs[i] / FRAME);
+    }
+    check_counts(pool, 0, 0);
+    afxdp_pool_put(pool, addrs, n);
+    check_counts(pool, n, 0);
+
+    /* LIFO: what was put last comes out first (cache-warm frames). */
+    afxdp_pool_get(pool, addrs, 1);
+    ovs_assert(addrs[0] == addrs[n - 1] || n == 1);
+    afxdp_pool_put(pool, addrs, 1);
+
+    bitmap_free(seen);
+    free(addrs);
+    afxdp_pool_release(pool);
+    printf("get/put: ok\n");
+}
+
+/* Frames handed to OVS are counted until their dp_packets come back. */
+static void
+test_ovs_accounting(void)
+{
+    struct afxdp_pool *pool = make_pool(64);
+    const struct afxdp_pool_layout *l = afxdp_pool_layout(pool);
+    uint64_t fill[64], back[64];
+    uint32_t n;
+
+    /* The "kernel" gets 32 frames for its fill ring. */
+    n = afxdp_pool_to_ovs(pool, 0, fill, 32);
+    ovs_assert(n == 32);
+    check_counts(pool, 32, 0);
+
+    /* 20 of them come back received and go to OVS; the fill ring is
+     * topped up with 20 fresh frames in the same call. */
+    n = afxdp_pool_to_ovs(pool, 20, &fill[32], 20);
+    ovs_assert(n == 20);
+    check_counts(pool, 12, 20);
+
+    /* The packets map to their frames and back. */
+    for (int i = 0; i < 20; i++) {
+        struct dp_packet_afxdp *xp = afxdp_pool_packet(l, fill[i] + 256);
+
+        ovs_assert(afxdp_pool_from_umem_pool(xp->mpool) == pool);
+        ovs_assert(afxdp_pool_packet_addr(l, xp) == fill[i]);
+        ovs_assert(afxdp_pool_frame_addr(l, fill[i] + 4095) == fill[i]);
+        back[i] = fill[i];
+    }
+
+    /* OVS frees them, some one by one, the rest in a batch. */
+    afxdp_pool_from_ovs(pool, back, 1);
+    afxdp_pool_from_ovs(pool, &back[1], 1);
+    afxdp_pool_from_ovs(pool, &back[2], 18);
+    check_counts(pool, 32, 0);
+
+    /* Asking for more than there is gives what there is. */
+    n = afxdp_pool_to_ovs(pool, 0, back, 64);
+    ovs_assert(n == 32);
+    check_counts(pool, 0, 0);
+    afxdp_pool_put(pool, back, n);
+    afxdp_pool_put(pool, &fill[20], 32);
+    check_counts(pool, 64, 0);
+    afxdp_pool_release(pool);
+    printf("OVS accounting: ok\n");
+}
+
+/* A released pool with dp_packets still in OVS lives until the last one
+ * comes back, and is freed then. */
+static void
+test_late_free(void)
+{
+    unsigned int live = afxdp_pool_count_live();
+    struct afxdp_pool *pool = make_pool(16);
+    uint64_t addrs[16];
+
+    ovs_assert(afxdp_pool_count_live() == live + 1);
+    ovs_assert(afxdp_pool_to_ovs(pool, 0, addrs, 16) == 16);
+    afxdp_pool_to_ovs(pool, 3, NULL, 0);   /* 3 of them go to OVS. */
+    afxdp_pool_put(pool, &addrs[3], 13);   /* The rest was in rings. */
+    check_counts(pool, 13, 3);
+
+    afxdp_pool_release(pool);
+    ovs_assert(afxdp_pool_count_live() == live + 1);
+    afxdp_pool_from_ovs(pool, addrs, 2);
+    ovs_assert(afxdp_pool_count_live() == live + 1);
+    afxdp_pool_from_ovs(pool, &addrs[2], 1);
+    ovs_assert(afxdp_pool_count_live() == live);
+
+    /* Released with nothing in OVS: freed at once. */
+    pool = make_pool(4);
+    afxdp_pool_release(pool);
+    ovs_assert(afxdp_pool_count_live() == live);
+    printf("late free: ok\n");
+}
+
+/* Several threads take and return frames at the same time, as rx, tx and
+ * dp_packet frees of different PMDs do.  Nothing is lost or duplicated. */
+struct stress_arg {
+    struct afxdp_pool *pool;
+    unsigned int seed;
+};
+
+static void *
+stress_thread(void *arg_)
+{
+    struct stress_arg *arg = arg_;
+    uint64_t held[64];
+    uint32_t n_held = 0;
+
+    for (int i = 0; i < 200000; i++) {
+        unsigned int r = rand_r(&arg->seed);
+        uint32_t k = 1 + r % 32;
+
+        if (r & 0x100 && n_held + k <= ARRAY_SIZE(held)) {
+            uint32_t got = afxdp_pool_to_ovs(arg->pool, 0, &held[n_held], k);
+
+            afxdp_pool_to_ovs(arg->pool, got, NULL, 0);
+            n_held += got;
+        } else if (n_held) {
+            k = MIN(k, n_held);
+            n_held -= k;
+            afxdp_pool_from_ovs(arg->pool, &held[n_held], k);
+        }
+    }
+    afxdp_pool_from_ovs(arg->pool, held, n_held);
+    return NULL;
+}
+
+static void
+test_threads(void)
+{
+    struct afxdp_pool *pool = make_pool(256);
+    struct stress_arg args[3];
+    pthread_t threads[3];
+    uint64_t all[256];
+    unsigned long *seen = bitmap_allocate(256);
+
+    for (int i = 0; i < 3; i++) {
+        args[i].pool = pool;
+        args[i].seed = 17 + i;
+        threads[i] = ovs_thread_create("afxdp-pool-stress", stress_thread,
+                                       &args[i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        xpthread_join(threads[i], NULL);
+    }
+    check_counts(pool, 256, 0);
+    ovs_assert(afxdp_pool_get(pool, all, 256) == 256);
+    for (int i = 0; i < 256; i++) {
+        ovs_assert(!bitmap_is_set(seen, all[i] / FRAME));
+        bitmap_set1(seen, all[i] / FRAME);
+    }
+    afxdp_pool_put(pool, all, 256);
+    bitmap_free(seen);
+    afxdp_pool_release(pool);
+    printf("threads: ok\n");
+}
+
+static void
+test_afxdp_pool_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    test_bad_geometry();
+    test_get_put();
+    test_ovs_accounting();
+    test_late_free();
+    test_threads();
+    printf("PASS\n");
+}
+
+OVSTEST_REGISTER("test-afxdp-pool", test_afxdp_pool_main);
