@@ -39,7 +39,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
-#include "afxdp.skel.h"
+#include "bpf/afxdp.skel.h"
 #include "openvswitch/vlog.h"
 #include "ovs-thread.h"
 #include "util.h"

@@ -488,7 +488,7 @@ afxdp_port_attach(struct afxdp_port *port, enum afxdp_xdp_mode mode,
  * '*errp'. */
 static int
 afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
-                char **errp)
+                int numa_id, char **errp)
     OVS_REQUIRES(dev->mutex)
 {
     const char *name = netdev_get_name(port->netdev);
@@ -496,7 +496,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     struct afxdp_pool_params pp = {
         .n_frames = afxdp_config_n_frames(cfg),
         .frame_size = AFXDP_CONFIG_FRAME_SIZE,
-        .numa_id = netdev_get_numa_id(port->netdev),
+        .numa_id = numa_id,
         .hugepages = false,
     };
     struct afxdp_attempt attempts[3];
@@ -579,11 +579,14 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     struct netdev_linux *dev = netdev_linux_cast(netdev);
     struct afxdp_port *port = afxdp_port_lookup(netdev);
     char *msg = NULL;
-    int error;
+    int error, numa_id;
 
     if (!port) {
         return ENODEV;
     }
+
+    /* Takes the netdev's mutex itself. */
+    numa_id = netdev_get_numa_id(netdev);
 
     ovs_mutex_lock(&dev->mutex);
     if (port->xsks && afxdp_config_equals(&port->active, &port->requested)
@@ -598,7 +601,7 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     free(port->error);
     port->error = NULL;
 
-    error = afxdp_port_open(port, dev, &msg);
+    error = afxdp_port_open(port, dev, numa_id, &msg);
     if (error) {
         VLOG_ERR("%s", msg);
         port->error = msg;
@@ -625,7 +628,7 @@ afxdp_rxq_refill(struct netdev_afxdp_tx_lock *q, uint32_t n_given)
 {
     struct afxdp_xsk *xsk = q->xsk;
     uint64_t addrs[NETDEV_MAX_BURST * 2];
-    uint32_t n_free, n, idx;
+    uint32_t n_free, n, idx = 0;
 
     n_free = xsk_prod_nb_free(&xsk->fill, ARRAY_SIZE(addrs));
     if (n_free < NETDEV_MAX_BURST && !n_given) {
@@ -814,7 +817,7 @@ afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
     struct afxdp_xsk *xsk = q->xsk;
     uint32_t cnt = dp_packet_batch_size(batch);
     uint64_t addrs[NETDEV_MAX_BURST];
-    uint32_t n_frames, n_room, n_sent = 0, idx;
+    uint32_t n_frames, n_room, n_sent = 0, idx = 0;
     uint64_t bytes = 0, oversize = 0;
     struct dp_packet *packet;
 
@@ -918,10 +921,13 @@ free_afxdp_buf(struct dp_packet *p)
 }
 
 int
-netdev_afxdp_rxq_construct(struct netdev_rxq *rxq OVS_UNUSED)
+netdev_afxdp_rxq_construct(struct netdev_rxq *rxq_)
 {
-    /* The socket of the queue exists since reconfigure; rxq_recv finds it
-     * by queue id. */
+    struct netdev_rxq_linux *rx = netdev_rxq_linux_cast(rxq_);
+
+    /* The queue's AF_XDP socket belongs to the port since reconfigure, and
+     * rxq_recv finds it by queue id: no descriptor of the rxq's own. */
+    rx->fd = -1;
     return 0;
 }
 
@@ -1105,6 +1111,7 @@ afxdp_port_status(struct afxdp_port *port, struct netdev_linux *dev,
                   struct smap *smap)
     OVS_REQUIRES(dev->mutex)
 {
+    (void) dev;     /* Only for the lock annotation. */
     const struct afxdp_config *cfg = port->xsks ? &port->active
                                                 : &port->requested;
 
