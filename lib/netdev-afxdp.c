@@ -125,6 +125,7 @@ struct afxdp_port {
     struct afxdp_config requested;  /* From set_config. */
     struct afxdp_config active;     /* In effect, valid if 'xsks'. */
     int ifindex;                    /* Device index when configured. */
+    int n_dev_rxq;                  /* Device rx queues, 0 if unknown. */
     struct afxdp_pool *pool;        /* UMEM pool, or NULL. */
     struct afxdp_xsk_set *xsks;     /* Sockets, or NULL. */
     struct afxdp_xdp *xdp;          /* Our XDP program, or NULL. */
@@ -513,6 +514,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         return error;
     }
     n_dev_rxq = afxdp_device_n_rxq(name);
+    port->n_dev_rxq = n_dev_rxq;
     if (n_dev_rxq && cfg->n_rxq > n_dev_rxq) {
         *errp = xasprintf("%s: options:n_rxq=%d but the device has only %d "
                           "rx queue(s)", name, cfg->n_rxq, n_dev_rxq);
@@ -549,6 +551,14 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         *errp = msg;
     }
     if (error) {
+        if (cfg->xdp_mode == AFXDP_MODE_NATIVE_ZC) {
+            char *hinted = xasprintf("%s; options:xdp-mode=best-effort "
+                                     "uses zero-copy where the driver has "
+                                     "it and copy mode elsewhere", *errp);
+
+            free(*errp);
+            *errp = hinted;
+        }
         afxdp_port_close(port, dev);
         return error;
     }
@@ -613,6 +623,14 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
                   netdev->n_rxq, port->active.use_need_wakeup ? "on" : "off",
                   afxdp_config_n_frames(&port->active),
                   afxdp_xdp_attach_desc(port->xdp));
+        if (port->n_dev_rxq > netdev->n_rxq) {
+            VLOG_INFO("%s: the device has %d rx queues and options:n_rxq is "
+                      "%d: frames arriving on rx queues %d to %d go to the "
+                      "kernel, not to OVS; set options:n_rxq=%d to receive "
+                      "them all", netdev_get_name(netdev), port->n_dev_rxq,
+                      netdev->n_rxq, netdev->n_rxq, port->n_dev_rxq - 1,
+                      MIN(port->n_dev_rxq, AFXDP_CONFIG_MAX_RXQ));
+        }
     }
     netdev_change_seq_changed(netdev);
     ovs_mutex_unlock(&dev->mutex);
@@ -1135,6 +1153,10 @@ afxdp_port_status(struct afxdp_port *port, struct netdev_linux *dev,
                     afxdp_config_n_frames(cfg));
     smap_add_format(smap, "umem-numa", "%d",
                     afxdp_pool_numa_id(port->pool));
+    if (port->n_dev_rxq > port->netdev->n_rxq) {
+        smap_add_format(smap, "unbound-rx-queues", "%d-%d",
+                        port->netdev->n_rxq, port->n_dev_rxq - 1);
+    }
     for (int i = 0; i < port->xsks->n; i++) {
         char *key = xasprintf("rxq%d-mode", i);
 
