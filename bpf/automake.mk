@@ -1,0 +1,49 @@
+# The XDP program: built by clang into an object, which bpftool turns into a
+# skeleton header that the provider includes ("bpf/afxdp.skel.h") and that
+# embeds the object, so nothing needs installing at run time.
+
+BPF_SRC = bpf/afxdp.bpf.c
+BPF_HDRS = \
+	$(sort $(patsubst $(srcdir)/%,%,$(filter-out %.skel.h,$(wildcard $(srcdir)/bpf/*.h))))
+BPF_OBJ = bpf/afxdp.bpf.o
+BPF_SKEL = bpf/afxdp.skel.h
+
+EXTRA_DIST += $(BPF_SRC) $(BPF_HDRS)
+CLEANFILES += $(BPF_OBJ) $(BPF_SKEL)
+
+.PHONY: bpf
+bpf: $(BPF_SKEL)
+
+$(BPF_OBJ): $(BPF_SRC) $(BPF_HDRS)
+	@$(MKDIR_P) bpf
+	$(AM_V_GEN)$(CLANG) $(BPF_CFLAGS) -I$(srcdir) \
+	  -c $(srcdir)/bpf/afxdp.bpf.c -o $@.tmp && mv $@.tmp $@
+
+$(BPF_SKEL): $(BPF_OBJ)
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton $(BPF_OBJ) name afxdp_bpf > $@.tmp \
+	  && mv $@.tmp $@
+
+# check-style-bpf: the BPF C follows kernel style (tabs, Linux braces);
+# clang-format checks it against these rules, without changing it.  Part of
+# "make check-style"; skipped, with a note, when clang-format is missing.
+BPF_CLANG_FORMAT_STYLE = {BasedOnStyle: LLVM, IndentWidth: 8, UseTab: Always, \
+	TabWidth: 8, ContinuationIndentWidth: 8, BreakBeforeBraces: Linux, \
+	AllowShortIfStatementsOnASingleLine: Never, \
+	AllowShortFunctionsOnASingleLine: None, \
+	AllowShortLoopsOnASingleLine: false, \
+	AllowShortBlocksOnASingleLine: Never, IndentCaseLabels: false, \
+	ColumnLimit: 80, SortIncludes: Never, ReflowComments: false}
+
+.PHONY: check-style-bpf
+check-style-bpf:
+	@if test -z '$(CLANG_FORMAT)'; then \
+	  echo "check-style-bpf: skipped, clang-format not found (Debian package clang-format)"; \
+	  exit 0; \
+	fi; \
+	status=0; \
+	for f in $(BPF_SRC); do \
+	  echo "  CLANG-FORMAT $$f"; \
+	  $(CLANG_FORMAT) --style='$(BPF_CLANG_FORMAT_STYLE)' --dry-run \
+	    --Werror $(srcdir)/$$f || status=1; \
+	done; \
+	exit $$status

@@ -1,0 +1,227 @@
+# Our userspace sources, and how they get into the OVS tree.
+#
+# The OVS tree in $(OVS_BUILDDIR) is prepared in three steps, each a phony
+# target that runs on every make but does real work only when its inputs
+# changed:
+#
+#   ovs-unpack     unpacks $(OVS_SOURCE) into $(OVS_BUILDDIR), once per
+#                  source (the stamp records the path, size and mtime).
+#   ovs-overlay    copies each of our files over its OVS counterpart when
+#                  the contents differ (so an untouched file keeps its mtime
+#                  and is not recompiled), lists our extra modules and tests
+#                  in OVS's automake fragments, and reruns autoreconf when
+#                  those fragments changed.
+#   ovs-configure  runs OVS's configure with --enable-afxdp, again only when
+#                  its arguments changed.
+#
+# ovs-build then runs OVS's make.  Stamps live in $(OVS_BUILDDIR)/.afxdp-*.
+
+# Files that replace OVS's files of the same name in its lib/.
+AFXDP_PROVIDER_FILES = \
+	lib/netdev-afxdp-pool.c \
+	lib/netdev-afxdp-pool.h \
+	lib/netdev-afxdp.c \
+	lib/netdev-afxdp.h
+
+# Our modules that OVS has no counterpart for: every lib/afxdp-*.[ch], found
+# when make runs, so adding a module needs no edit here.  They are compiled
+# into OVS's libopenvswitch (inside its HAVE_AF_XDP conditional).
+AFXDP_EXTRA_FILES = \
+	$(sort $(patsubst $(srcdir)/%,%,$(wildcard $(srcdir)/lib/afxdp-*.[ch])))
+
+# Our unit tests (OVSTEST_REGISTER style), compiled into OVS's tests/ovstest.
+AFXDP_TEST_FILES = \
+	$(sort $(patsubst $(srcdir)/%,%,$(wildcard $(srcdir)/tests/test-afxdp-*.[ch])))
+
+# All of our userspace C, for the checkers below.
+AFXDP_USERSPACE_FILES = \
+	$(AFXDP_PROVIDER_FILES) $(AFXDP_EXTRA_FILES) $(AFXDP_TEST_FILES)
+
+EXTRA_DIST += $(AFXDP_USERSPACE_FILES)
+
+# Everything OVS's configure gets from us.  Our top source and build
+# directories go on the include path so that our files can include
+# "bpf/afxdp-shared.h" and the generated "bpf/afxdp.skel.h".
+OVS_CONFIGURE_ARGS = \
+	--enable-afxdp \
+	--prefix='$(prefix)' \
+	--exec-prefix='$(exec_prefix)' \
+	--bindir='$(bindir)' \
+	--sbindir='$(sbindir)' \
+	--libdir='$(libdir)' \
+	--sysconfdir='$(sysconfdir)' \
+	--localstatedir='$(localstatedir)' \
+	--datarootdir='$(datarootdir)' \
+	--mandir='$(mandir)' \
+	CC='$(CC)' \
+	CFLAGS='$(OVS_CFLAGS)' \
+	CPPFLAGS='-I$(abs_top_srcdir) -I$(abs_top_builddir)' \
+	$(OVS_CONFIGURE_FLAGS)
+
+.PHONY: ovs-unpack ovs-overlay ovs-configure ovs-prepare ovs-build
+
+ovs-unpack:
+	@set -e; \
+	src='$(OVS_SOURCE)'; \
+	if test -f "$$src"; then \
+	  id="$$src `stat -c '%s %Y' "$$src"`"; \
+	elif test -d "$$src"; then \
+	  id="$$src"; \
+	else \
+	  echo "$@: OVS source $$src is gone; install openvswitch-source or rerun configure --with-ovs-source=PATH" >&2; \
+	  exit 1; \
+	fi; \
+	if test -f $(OVS_BUILDDIR)/.afxdp-source && \
+	   test "`cat $(OVS_BUILDDIR)/.afxdp-source`" = "$$id"; then \
+	  exit 0; \
+	fi; \
+	echo "  UNPACK   $$src -> $(OVS_BUILDDIR)"; \
+	rm -rf $(OVS_BUILDDIR) $(OVS_BUILDDIR).tmp; \
+	$(MKDIR_P) $(OVS_BUILDDIR).tmp; \
+	if test -d "$$src"; then \
+	  (cd "$$src" && tar -cf - --exclude=.git .) | \
+	    (cd $(OVS_BUILDDIR).tmp && tar -xf -); \
+	else \
+	  tar -xf "$$src" -C $(OVS_BUILDDIR).tmp --strip-components=1; \
+	fi; \
+	echo "$$id" > $(OVS_BUILDDIR).tmp/.afxdp-source; \
+	mv $(OVS_BUILDDIR).tmp $(OVS_BUILDDIR)
+
+# 'afxdp_list FILE VARIABLE SOURCE...' rewrites the block between our
+# markers at the end of OVS's automake fragment FILE so that it adds
+# SOURCE... to VARIABLE (no block without sources), and flags a rerun of
+# autoreconf when FILE changed.
+ovs-overlay: ovs-unpack
+	@set -e; \
+	cd $(OVS_BUILDDIR); \
+	for f in $(AFXDP_PROVIDER_FILES); do \
+	  if test ! -f $(abs_top_srcdir)/$$f; then \
+	    echo "$@: $(abs_top_srcdir)/$$f is missing; it must replace OVS's $$f" >&2; \
+	    exit 1; \
+	  fi; \
+	done; \
+	for f in $(AFXDP_USERSPACE_FILES); do \
+	  if ! cmp -s $(abs_top_srcdir)/$$f $$f; then \
+	    echo "  OVERLAY  $$f"; \
+	    cp $(abs_top_srcdir)/$$f $$f; \
+	  fi; \
+	done; \
+	afxdp_list () { \
+	  file=$$1; var=$$2; shift 2; \
+	  $(SED) '/^# ovs-afxdp: begin/,/^# ovs-afxdp: end/d' $$file > $$file.new; \
+	  if test $$# -gt 0; then \
+	    { echo '# ovs-afxdp: begin (written by the ovs-afxdp build; do not edit)'; \
+	      echo 'if HAVE_AF_XDP'; \
+	      echo "$$var += $$*"; \
+	      echo 'endif'; \
+	      echo '# ovs-afxdp: end'; } >> $$file.new; \
+	  fi; \
+	  if cmp -s $$file.new $$file; then \
+	    rm -f $$file.new; \
+	  else \
+	    echo "  LIST     $$var in $$file"; \
+	    mv $$file.new $$file; \
+	    touch .afxdp-regen; \
+	  fi; \
+	}; \
+	afxdp_autoreconf () { \
+	  if ! $(AUTORECONF) "$$@" > .afxdp-autoreconf.log 2>&1; then \
+	    cat .afxdp-autoreconf.log >&2; \
+	    echo "$@: autoreconf failed in $(OVS_BUILDDIR)" >&2; \
+	    exit 1; \
+	  fi; \
+	}; \
+	afxdp_list lib/automake.mk lib_libopenvswitch_la_SOURCES \
+	  $(AFXDP_EXTRA_FILES); \
+	afxdp_list tests/automake.mk tests_ovstest_SOURCES \
+	  $(AFXDP_TEST_FILES); \
+	if test ! -f .afxdp-bootstrapped; then \
+	  echo "  AUTORECONF $(OVS_BUILDDIR)"; \
+	  afxdp_autoreconf --force --install; \
+	  rm -f .afxdp-regen; \
+	  touch .afxdp-bootstrapped; \
+	elif test -f .afxdp-regen; then \
+	  echo "  AUTORECONF $(OVS_BUILDDIR)"; \
+	  afxdp_autoreconf --install; \
+	  if test -f config.status; then \
+	    ./config.status Makefile depfiles > /dev/null; \
+	  fi; \
+	  rm -f .afxdp-regen; \
+	fi
+
+ovs-configure: ovs-overlay
+	@set -e; \
+	cd $(OVS_BUILDDIR); \
+	set -- $(OVS_CONFIGURE_ARGS); \
+	printf '%s\n' "$$@" > .afxdp-configure.new; \
+	if test -f Makefile && test -f config.status && \
+	   cmp -s .afxdp-configure.new .afxdp-configure; then \
+	  rm -f .afxdp-configure.new; \
+	  exit 0; \
+	fi; \
+	echo "  CONFIGURE $(OVS_BUILDDIR) $$*"; \
+	rm -f .afxdp-configure; \
+	./configure "$$@"; \
+	mv .afxdp-configure.new .afxdp-configure
+
+ovs-prepare: ovs-configure
+
+ovs-build: ovs-prepare $(BPF_SKEL)
+	+$(OVS_MAKE) all
+
+install-exec-local:
+	+$(OVS_MAKE) install
+
+uninstall-local:
+	+$(OVS_MAKE) uninstall
+
+clean-local: ovs-clean
+distclean-local: ovs-distclean
+.PHONY: ovs-clean ovs-distclean
+ovs-clean:
+	+if test -f $(OVS_BUILDDIR)/Makefile; then $(OVS_MAKE) clean; fi
+ovs-distclean:
+	rm -rf $(OVS_BUILDDIR) $(OVS_BUILDDIR).tmp
+
+# check-style: OVS's checkpatch.py on every userspace C file of ours, and
+# clang-format on the BPF C (bpf/automake.mk).
+.PHONY: check-style
+check-style: ovs-unpack check-style-bpf
+	@status=0; \
+	for f in $(AFXDP_USERSPACE_FILES); do \
+	  echo "  CHECKPATCH $$f"; \
+	  $(PYTHON3) $(OVS_SRCDIR)/utilities/checkpatch.py -q -f \
+	    $(srcdir)/$$f || status=1; \
+	done; \
+	if test $$status != 0; then \
+	  echo "check-style: checkpatch.py found problems (see above)" >&2; \
+	fi; \
+	exit $$status
+
+# check-warnings: every userspace C file of ours, compiled with the flags
+# OVS's build uses plus our stricter warnings as errors: by gcc, to an
+# object thrown away (gcc's -fsyntax-only skips the passes that find unused
+# statics and uninitialized uses), then by clang, syntax only, with its
+# thread-safety analysis of OVS's lock annotations.
+AFXDP_WARNING_FLAGS = -Werror -Wall -Wextra -Wno-unused-parameter \
+	-Wno-sign-compare -Wno-missing-field-initializers
+AFXDP_CLANG_WARNING_FLAGS = $(AFXDP_WARNING_FLAGS) -Wthread-safety \
+	-Wno-unknown-warning-option
+
+.PHONY: check-warnings
+check-warnings: ovs-build
+	@set -e; \
+	cd $(OVS_BUILDDIR); \
+	flags=`printf 'afxdp-print-flags:\n\t@echo $$(DEFS) $$(DEFAULT_INCLUDES) $$(INCLUDES) $$(AM_CPPFLAGS) $$(CPPFLAGS) $$(AM_CFLAGS) $$(CFLAGS)\n' | \
+	  $(MAKE) -s --no-print-directory -f Makefile -f - afxdp-print-flags`; \
+	status=0; \
+	for f in $(filter %.c,$(AFXDP_USERSPACE_FILES)); do \
+	  echo "  CC       $$f"; \
+	  $(CC) $$flags $(AFXDP_WARNING_FLAGS) -c -o /dev/null $$f || status=1; \
+	  echo "  CLANG    $$f"; \
+	  $(CLANG) $$flags $(AFXDP_CLANG_WARNING_FLAGS) -fsyntax-only $$f || status=1; \
+	done; \
+	if test $$status != 0; then \
+	  echo "check-warnings: warnings found (see above)" >&2; \
+	fi; \
+	exit $$status
