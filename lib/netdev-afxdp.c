@@ -410,11 +410,13 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
         n_held = afxdp_xsk_set_close(port->xsks);
         port->xsks = NULL;
         if (n_held) {
-            /* Frames the kernel had taken from a ring and not yet put in
-             * the next one; with the sockets gone they are ours again, but
-             * we cannot tell which they are. */
-            VLOG_DBG("%s: %"PRIu32" UMEM frames were held by the kernel at "
-                     "close", netdev_get_name(port->netdev), n_held);
+            /* Frames the kernel had taken from a ring and not put in the
+             * next one (e.g. cached after an rx drop) or that we lost track
+             * of: with the sockets gone the memory is ours again, but we
+             * cannot tell which frames they are. */
+            COVERAGE_ADD(afxdp_frames_lost, n_held);
+            VLOG_INFO("%s: %"PRIu32" UMEM frames were not in any ring at "
+                      "close", netdev_get_name(port->netdev), n_held);
         }
     }
     afxdp_pool_release(port->pool);
