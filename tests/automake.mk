@@ -58,12 +58,7 @@ CLEANFILES += \
 clean-local: afxdp-tests-clean
 .PHONY: afxdp-tests-clean
 afxdp-tests-clean:
-	-if test -d tests/afxdp-system-testsuite.dir || \
-	    test -d tests/afxdp-unit-testsuite.dir; then \
-	  chmod -R u+w tests/afxdp-system-testsuite.dir \
-	    tests/afxdp-unit-testsuite.dir 2>/dev/null; \
-	  rm -rf tests/afxdp-system-testsuite.dir tests/afxdp-unit-testsuite.dir; \
-	fi
+	-rm -rf tests/afxdp-unit-testsuite.dir tests/afxdp-system-testsuite.dir
 
 # Package identity for the suites' banners and bug reports.
 tests/package.m4: $(top_srcdir)/configure.ac
