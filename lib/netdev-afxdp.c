@@ -183,9 +183,11 @@ netdev_afxdp_init(void)
         afxdp_class_pmd = netdev_afxdp_class;
         afxdp_class_pmd.get_status = netdev_afxdp_get_status;
         afxdp_class_pmd.set_mtu = netdev_afxdp_set_mtu;
+        afxdp_class_pmd.rxq_drain = NULL;   /* Would read from our socket. */
         afxdp_class_nonpmd = netdev_afxdp_nonpmd_class;
         afxdp_class_nonpmd.get_status = netdev_afxdp_get_status;
         afxdp_class_nonpmd.set_mtu = netdev_afxdp_set_mtu;
+        afxdp_class_nonpmd.rxq_drain = NULL;
 
         afxdp_xdp_init();
         fatal_signal_add_hook(netdev_afxdp_fatal_hook, NULL, NULL, true);
@@ -944,11 +946,22 @@ int
 netdev_afxdp_rxq_construct(struct netdev_rxq *rxq_)
 {
     struct netdev_rxq_linux *rx = netdev_rxq_linux_cast(rxq_);
+    struct netdev_linux *dev = netdev_linux_cast(rxq_->netdev);
+    int error = 0;
 
     /* The queue's AF_XDP socket belongs to the port since reconfigure, and
-     * rxq_recv finds it by queue id: no descriptor of the rxq's own. */
-    rx->fd = -1;
-    return 0;
+     * rxq_recv finds it by queue id.  The rxq only borrows its descriptor
+     * for the Linux class's rxq_wait, which afxdp-nonpmd ports need: the
+     * main thread sleeps in poll() until the rx ring has a frame. */
+    ovs_mutex_lock(&dev->mutex);
+    if (dev->tx_locks && rxq_->queue_id < rxq_->netdev->n_rxq) {
+        rx->fd = dev->tx_locks[rxq_->queue_id].xsk->fd;
+    } else {
+        rx->fd = -1;
+        error = ENODEV;
+    }
+    ovs_mutex_unlock(&dev->mutex);
+    return error;
 }
 
 void
