@@ -85,6 +85,7 @@ COVERAGE_DEFINE(afxdp_rx_wakeup);
 COVERAGE_DEFINE(afxdp_tx_wakeup);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+static struct vlog_rate_limit config_rl = VLOG_RATE_LIMIT_INIT(10, 60);
 
 /* Bytes the kernel keeps in front of a received packet in its frame
  * (XDP_PACKET_HEADROOM), which also leaves OVS room to push headers. */
@@ -303,8 +304,14 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     int error;
 
     error = afxdp_config_parse(netdev_get_name(netdev), args, &cfg, errp);
-    if (error || !port) {
-        return error ? error : ENODEV;
+    if (error) {
+        /* OVS puts the message in the Interface's error column and logs
+         * only "could not set configuration"; log what is wrong too. */
+        VLOG_WARN_RL(&config_rl, "%s", *errp);
+        return error;
+    }
+    if (!port) {
+        return ENODEV;
     }
 
     ovs_mutex_lock(&dev->mutex);
