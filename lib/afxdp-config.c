@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "bitmap.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/util.h"
 #include "smap.h"
@@ -37,7 +38,16 @@ static const char *const afxdp_mode_names[AFXDP_MODE_MAX] = {
 /* Every option key this provider knows.  Anything else is a typo that we
  * would otherwise silently ignore. */
 static const char *const afxdp_option_keys[] = {
-    "xdp-mode", "n_rxq", "use-need-wakeup", "xsk-ring-size", "umem-frames",
+    "xdp-mode", "n_rxq", "start-queue", "use-need-wakeup", "xsk-ring-size",
+    "umem-frames", "rxq-xsk-mode", "busy-poll", "busy-poll-budget",
+    "prefer-busy-poll", "rxq-busy-poll",
+};
+
+static const char *const afxdp_xsk_mode_names[] = {
+    [AFXDP_XSK_DEFAULT] = "default",
+    [AFXDP_XSK_ZERO_COPY] = "zero-copy",
+    [AFXDP_XSK_COPY] = "copy",
+    [AFXDP_XSK_AUTO] = "auto",
 };
 
 const char *
@@ -46,16 +56,31 @@ afxdp_mode_to_string(enum afxdp_mode mode)
     return mode < AFXDP_MODE_MAX ? afxdp_mode_names[mode] : "invalid";
 }
 
+const char *
+afxdp_xsk_mode_to_string(enum afxdp_xsk_mode mode)
+{
+    return (mode < ARRAY_SIZE(afxdp_xsk_mode_names)
+            ? afxdp_xsk_mode_names[mode] : "invalid");
+}
+
 /* Initializes 'cfg' with every option at its default. */
 void
 afxdp_config_init(struct afxdp_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->xdp_mode = AFXDP_MODE_BEST_EFFORT;
-    cfg->n_rxq = 1;
     cfg->use_need_wakeup = true;
     cfg->ring_size = AFXDP_CONFIG_DEFAULT_RING;
     cfg->umem_frames = 0;
+    cfg->n_rxq = 0;
+    cfg->start_queue = 0;
+    cfg->busy_poll = 0;
+    cfg->busy_poll_budget = AFXDP_CONFIG_DEFAULT_BUDGET;
+    cfg->prefer_busy_poll = true;
+    for (int i = 0; i < AFXDP_CONFIG_MAX_RXQ; i++) {
+        cfg->rxq_mode[i] = AFXDP_XSK_DEFAULT;
+        cfg->rxq_busy_poll[i] = -1;
+    }
 }
 
 static char *
@@ -134,6 +159,182 @@ afxdp_config_parse_mode(const char *devname, const char *value,
     return EINVAL;
 }
 
+/* Parses a per-queue list "Q:VALUE[,Q:VALUE...]" in option 'key' of port
+ * 'devname'.  For each entry calls 'parse_value', which returns true if it
+ * stored the value for queue Q.  'expected' describes VALUE for messages.
+ * Returns 0 or EINVAL with a message in '*errp'. */
+static int
+afxdp_config_parse_list(const char *devname, const char *key,
+                        const char *value, const char *expected,
+                        bool (*parse_value)(struct afxdp_config *, int q,
+                                            const char *),
+                        struct afxdp_config *cfg, char **errp)
+{
+    unsigned long *seen = bitmap_allocate(AFXDP_CONFIG_MAX_RXQ);
+    char *copy = xstrdup(value);
+    char *entry, *next;
+    int error = 0;
+
+    /* Split by hand: strtok_r() would let empty entries ("0:copy,,")
+     * through. */
+    for (entry = copy; entry; entry = next) {
+        char *colon;
+
+        next = strchr(entry, ',');
+        if (next) {
+            *next++ = '\0';
+        }
+        colon = strchr(entry, ':');
+        unsigned long long q;
+
+        if (!colon) {
+            error = EINVAL;
+            break;
+        }
+        *colon = '\0';
+        if (!afxdp_config_parse_uint(entry, 0, AFXDP_CONFIG_MAX_RXQ - 1, &q)
+            || bitmap_is_set(seen, q)
+            || !parse_value(cfg, q, colon + 1)) {
+            error = EINVAL;
+            break;
+        }
+        bitmap_set1(seen, q);
+    }
+    if (error) {
+        char *what = xasprintf("a list of QUEUE:VALUE separated by commas, "
+                               "each QUEUE (0 to 255) once, VALUE %s",
+                               expected);
+
+        *errp = afxdp_config_bad_value(devname, key, value, what);
+        free(what);
+    }
+    free(copy);
+    bitmap_free(seen);
+    return error;
+}
+
+static bool
+afxdp_config_set_rxq_mode(struct afxdp_config *cfg, int q, const char *v)
+{
+    for (int m = AFXDP_XSK_ZERO_COPY; m <= AFXDP_XSK_AUTO; m++) {
+        if (!strcmp(v, afxdp_xsk_mode_names[m])) {
+            cfg->rxq_mode[q] = m;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool
+afxdp_config_set_rxq_busy_poll(struct afxdp_config *cfg, int q,
+                               const char *v)
+{
+    unsigned long long x;
+
+    if (!afxdp_config_parse_uint(v, 0, AFXDP_CONFIG_MAX_BUSY_POLL, &x)) {
+        return false;
+    }
+    cfg->rxq_busy_poll[q] = x;
+    return true;
+}
+
+static int
+afxdp_config_parse_bool(const char *devname, const char *key,
+                        const char *value, bool *out, char **errp)
+{
+    if (!strcmp(value, "true")) {
+        *out = true;
+    } else if (!strcmp(value, "false")) {
+        *out = false;
+    } else {
+        *errp = afxdp_config_bad_value(devname, key, value, "true or false");
+        return EINVAL;
+    }
+    return 0;
+}
+
+/* Parses the options of issue "queues": start-queue, per-queue socket
+ * modes and busy polling. */
+static int
+afxdp_config_parse_queues(const char *devname, const struct smap *args,
+                          struct afxdp_config *cfg, char **errp)
+{
+    unsigned long long x;
+    const char *value;
+    int error;
+
+    value = smap_get(args, "start-queue");
+    if (value) {
+        if (!afxdp_config_parse_uint(value, 0, AFXDP_CONFIG_MAX_RXQ - 1,
+                                     &x)) {
+            *errp = afxdp_config_bad_value(devname, "start-queue", value,
+                                           "an integer from 0 to 255");
+            return EINVAL;
+        }
+        cfg->start_queue = x;
+    }
+
+    value = smap_get(args, "rxq-xsk-mode");
+    if (value) {
+        error = afxdp_config_parse_list(devname, "rxq-xsk-mode", value,
+                                        "zero-copy, copy or auto",
+                                        afxdp_config_set_rxq_mode, cfg, errp);
+        if (error) {
+            return error;
+        }
+    }
+    if (cfg->xdp_mode == AFXDP_MODE_GENERIC) {
+        for (int q = 0; q < AFXDP_CONFIG_MAX_RXQ; q++) {
+            if (cfg->rxq_mode[q] == AFXDP_XSK_ZERO_COPY) {
+                *errp = xasprintf("%s: options:rxq-xsk-mode asks zero-copy "
+                                  "for queue %d, but zero-copy needs native "
+                                  "XDP and options:xdp-mode is generic",
+                                  devname, q);
+                return EINVAL;
+            }
+        }
+    }
+
+    value = smap_get(args, "busy-poll");
+    if (value) {
+        if (!afxdp_config_parse_uint(value, 0, AFXDP_CONFIG_MAX_BUSY_POLL,
+                                     &x)) {
+            *errp = afxdp_config_bad_value(devname, "busy-poll", value,
+                                           "microseconds from 0 (off) to "
+                                           "1000000");
+            return EINVAL;
+        }
+        cfg->busy_poll = x;
+    }
+    value = smap_get(args, "rxq-busy-poll");
+    if (value) {
+        error = afxdp_config_parse_list(devname, "rxq-busy-poll", value,
+                                        "microseconds from 0 (off) to "
+                                        "1000000",
+                                        afxdp_config_set_rxq_busy_poll, cfg,
+                                        errp);
+        if (error) {
+            return error;
+        }
+    }
+    value = smap_get(args, "busy-poll-budget");
+    if (value) {
+        if (!afxdp_config_parse_uint(value, 1, UINT16_MAX, &x)) {
+            *errp = afxdp_config_bad_value(devname, "busy-poll-budget",
+                                           value, "an integer from 1 to "
+                                           "65535");
+            return EINVAL;
+        }
+        cfg->busy_poll_budget = x;
+    }
+    value = smap_get(args, "prefer-busy-poll");
+    if (value) {
+        return afxdp_config_parse_bool(devname, "prefer-busy-poll", value,
+                                       &cfg->prefer_busy_poll, errp);
+    }
+    return 0;
+}
+
 /* Parses the options in 'args' of the port named 'devname' into '*cfg'
  * (options not given take their defaults).  Returns 0 on success.  On
  * failure returns EINVAL and stores in '*errp' a malloc'd message naming the
@@ -174,14 +375,10 @@ afxdp_config_parse(const char *devname, const struct smap *args,
 
     value = smap_get(args, "use-need-wakeup");
     if (value) {
-        if (!strcmp(value, "true")) {
-            cfg->use_need_wakeup = true;
-        } else if (!strcmp(value, "false")) {
-            cfg->use_need_wakeup = false;
-        } else {
-            *errp = afxdp_config_bad_value(devname, "use-need-wakeup",
-                                           value, "true or false");
-            return EINVAL;
+        error = afxdp_config_parse_bool(devname, "use-need-wakeup", value,
+                                        &cfg->use_need_wakeup, errp);
+        if (error) {
+            return error;
         }
     }
 
@@ -200,14 +397,15 @@ afxdp_config_parse(const char *devname, const struct smap *args,
 
     value = smap_get(args, "umem-frames");
     if (value) {
-        uint32_t min = afxdp_config_min_frames(cfg);
+        uint32_t min = afxdp_config_min_frames(cfg, MAX(cfg->n_rxq, 1));
 
         if (!afxdp_config_parse_uint(value, 0, AFXDP_CONFIG_MAX_FRAMES, &x)
             || (x && x < min)) {
             char *expected = xasprintf("0 (automatic) or an integer from "
-                                       "%"PRIu32" (for n_rxq=%d and "
+                                       "%"PRIu32" (for %d rx queue(s) and "
                                        "xsk-ring-size=%"PRIu32") to %u",
-                                       min, cfg->n_rxq, cfg->ring_size,
+                                       min, MAX(cfg->n_rxq, 1),
+                                       cfg->ring_size,
                                        AFXDP_CONFIG_MAX_FRAMES);
             *errp = afxdp_config_bad_value(devname, "umem-frames", value,
                                            expected);
@@ -216,18 +414,58 @@ afxdp_config_parse(const char *devname, const struct smap *args,
         }
         cfg->umem_frames = x;
     }
-    return 0;
+    return afxdp_config_parse_queues(devname, args, cfg, errp);
 }
 
 bool
 afxdp_config_equals(const struct afxdp_config *a,
                     const struct afxdp_config *b)
 {
-    return (a->xdp_mode == b->xdp_mode
-            && a->n_rxq == b->n_rxq
-            && a->use_need_wakeup == b->use_need_wakeup
-            && a->ring_size == b->ring_size
-            && a->umem_frames == b->umem_frames);
+    /* Both were set up by afxdp_config_init(), padding included. */
+    return !memcmp(a, b, sizeof *a);
+}
+
+/* Appends to 'ds' the per-queue list of 'cfg' whose entries 'get' returns
+ * as strings, or nothing if no queue is listed. */
+static void
+afxdp_config_list_to_smap(const struct afxdp_config *cfg, const char *key,
+                          const char *(*get)(const struct afxdp_config *,
+                                             int q, char buf[16]),
+                          struct smap *args)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    char buf[16];
+
+    for (int q = 0; q < AFXDP_CONFIG_MAX_RXQ; q++) {
+        const char *v = get(cfg, q, buf);
+
+        if (v) {
+            ds_put_format(&s, "%s%d:%s", s.length ? "," : "", q, v);
+        }
+    }
+    if (s.length) {
+        smap_add(args, key, ds_cstr(&s));
+    }
+    ds_destroy(&s);
+}
+
+static const char *
+afxdp_config_get_rxq_mode(const struct afxdp_config *cfg, int q,
+                          char buf[16] OVS_UNUSED)
+{
+    return (cfg->rxq_mode[q] == AFXDP_XSK_DEFAULT ? NULL
+            : afxdp_xsk_mode_names[cfg->rxq_mode[q]]);
+}
+
+static const char *
+afxdp_config_get_rxq_busy_poll(const struct afxdp_config *cfg, int q,
+                               char buf[16])
+{
+    if (cfg->rxq_busy_poll[q] < 0) {
+        return NULL;
+    }
+    snprintf(buf, 16, "%"PRId32, cfg->rxq_busy_poll[q]);
+    return buf;
 }
 
 /* Adds 'cfg' to 'args' in the form afxdp_config_parse() accepts. */
@@ -235,34 +473,92 @@ void
 afxdp_config_to_smap(const struct afxdp_config *cfg, struct smap *args)
 {
     smap_add(args, "xdp-mode", afxdp_mode_to_string(cfg->xdp_mode));
-    smap_add_format(args, "n_rxq", "%d", cfg->n_rxq);
+    if (cfg->n_rxq) {
+        smap_add_format(args, "n_rxq", "%d", cfg->n_rxq);
+    }
+    smap_add_format(args, "start-queue", "%d", cfg->start_queue);
     smap_add(args, "use-need-wakeup", cfg->use_need_wakeup ? "true" : "false");
     smap_add_format(args, "xsk-ring-size", "%"PRIu32, cfg->ring_size);
     smap_add_format(args, "umem-frames", "%"PRIu32, cfg->umem_frames);
+    smap_add_format(args, "busy-poll", "%"PRIu32, cfg->busy_poll);
+    smap_add_format(args, "busy-poll-budget", "%"PRIu16,
+                    cfg->busy_poll_budget);
+    smap_add(args, "prefer-busy-poll",
+             cfg->prefer_busy_poll ? "true" : "false");
+    afxdp_config_list_to_smap(cfg, "rxq-xsk-mode", afxdp_config_get_rxq_mode,
+                              args);
+    afxdp_config_list_to_smap(cfg, "rxq-busy-poll",
+                              afxdp_config_get_rxq_busy_poll, args);
+}
+
+/* Returns the highest queue id named in a per-queue option, or -1. */
+int
+afxdp_config_max_listed_queue(const struct afxdp_config *cfg)
+{
+    for (int q = AFXDP_CONFIG_MAX_RXQ - 1; q >= 0; q--) {
+        if (cfg->rxq_mode[q] != AFXDP_XSK_DEFAULT
+            || cfg->rxq_busy_poll[q] >= 0) {
+            return q;
+        }
+    }
+    return -1;
+}
+
+/* Returns how rx queue 'rxq' asks its socket to bind. */
+enum afxdp_xsk_mode
+afxdp_config_queue_mode(const struct afxdp_config *cfg, int rxq)
+{
+    if (cfg->rxq_mode[rxq] != AFXDP_XSK_DEFAULT) {
+        return cfg->rxq_mode[rxq];
+    }
+    switch (cfg->xdp_mode) {
+    case AFXDP_MODE_NATIVE_ZC:
+        return AFXDP_XSK_ZERO_COPY;
+    case AFXDP_MODE_NATIVE:
+    case AFXDP_MODE_GENERIC:
+        return AFXDP_XSK_COPY;
+    case AFXDP_MODE_BEST_EFFORT:
+    case AFXDP_MODE_UNSPEC:
+    case AFXDP_MODE_MAX:
+    default:
+        return AFXDP_XSK_AUTO;
+    }
+}
+
+/* Stores the busy-poll settings of rx queue 'rxq' in '*bp'. */
+void
+afxdp_config_queue_busy_poll(const struct afxdp_config *cfg, int rxq,
+                             struct afxdp_busy_poll *bp)
+{
+    bp->usecs = (cfg->rxq_busy_poll[rxq] >= 0 ? cfg->rxq_busy_poll[rxq]
+                 : cfg->busy_poll);
+    bp->budget = cfg->busy_poll_budget;
+    bp->prefer = cfg->prefer_busy_poll;
 }
 
 /* Returns the fewest UMEM frames that let every queue keep its fill ring
  * full and its tx ring full at the same time, plus one rx batch per queue
  * in OVS.  Fewer would starve one direction by design. */
 uint32_t
-afxdp_config_min_frames(const struct afxdp_config *cfg)
+afxdp_config_min_frames(const struct afxdp_config *cfg, int n_rxq)
 {
     uint64_t per_queue = 2 * (uint64_t) cfg->ring_size + 32;
 
-    return MIN(per_queue * cfg->n_rxq, AFXDP_CONFIG_MAX_FRAMES);
+    return MIN(per_queue * n_rxq, AFXDP_CONFIG_MAX_FRAMES);
 }
 
 /* Returns the number of UMEM frames the port uses: options:umem-frames if
  * set, otherwise the minimum plus a ring's worth of frames per queue for
  * packets held in OVS (queued for output, in tx batches of other ports). */
 uint32_t
-afxdp_config_n_frames(const struct afxdp_config *cfg)
+afxdp_config_n_frames(const struct afxdp_config *cfg, int n_rxq)
 {
     uint64_t n;
 
     if (cfg->umem_frames) {
         return cfg->umem_frames;
     }
-    n = afxdp_config_min_frames(cfg) + (uint64_t) cfg->ring_size * cfg->n_rxq;
+    n = (afxdp_config_min_frames(cfg, n_rxq)
+         + (uint64_t) cfg->ring_size * n_rxq);
     return MIN(n, AFXDP_CONFIG_MAX_FRAMES);
 }

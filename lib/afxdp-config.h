@@ -34,14 +34,41 @@ struct smap;
 #define AFXDP_CONFIG_MAX_RING 16384
 #define AFXDP_CONFIG_FRAME_SIZE 4096        /* Bytes per UMEM frame. */
 #define AFXDP_CONFIG_MAX_FRAMES (1u << 20)  /* 4 GiB of UMEM at most. */
+#define AFXDP_CONFIG_MAX_BUSY_POLL 1000000  /* usecs. */
+#define AFXDP_CONFIG_DEFAULT_BUDGET 64
 
-/* One port's requested configuration. */
+/* How a queue's socket binds, as requested. */
+enum afxdp_xsk_mode {
+    AFXDP_XSK_DEFAULT,          /* Not listed: follow xdp-mode. */
+    AFXDP_XSK_ZERO_COPY,        /* Zero-copy or fail. */
+    AFXDP_XSK_COPY,             /* Copy mode. */
+    AFXDP_XSK_AUTO,             /* Zero-copy if the driver can, else copy. */
+};
+
+/* Busy-poll settings of one queue's socket. */
+struct afxdp_busy_poll {
+    uint32_t usecs;             /* SO_BUSY_POLL, 0 = off. */
+    uint16_t budget;            /* SO_BUSY_POLL_BUDGET. */
+    bool prefer;                /* SO_PREFER_BUSY_POLL. */
+};
+
+/* One port's requested configuration.  Always initialized with
+ * afxdp_config_init() (which also zeroes padding), so that two configs
+ * compare with memcmp(). */
 struct afxdp_config {
     enum afxdp_mode xdp_mode;   /* options:xdp-mode. */
-    int n_rxq;                  /* options:n_rxq. */
+    int n_rxq;                  /* options:n_rxq, 0 = all device queues. */
+    int start_queue;            /* options:start-queue. */
     bool use_need_wakeup;       /* options:use-need-wakeup. */
     uint32_t ring_size;         /* options:xsk-ring-size, each ring. */
     uint32_t umem_frames;       /* options:umem-frames, 0 = automatic. */
+    uint32_t busy_poll;         /* options:busy-poll, usecs, 0 = off. */
+    uint16_t busy_poll_budget;  /* options:busy-poll-budget. */
+    bool prefer_busy_poll;      /* options:prefer-busy-poll. */
+
+    /* Per-queue overrides, indexed by OVS rx queue id. */
+    uint8_t rxq_mode[AFXDP_CONFIG_MAX_RXQ];     /* enum afxdp_xsk_mode. */
+    int32_t rxq_busy_poll[AFXDP_CONFIG_MAX_RXQ];  /* usecs, -1 = default. */
 };
 
 void afxdp_config_init(struct afxdp_config *);
@@ -51,9 +78,16 @@ bool afxdp_config_equals(const struct afxdp_config *,
                          const struct afxdp_config *);
 void afxdp_config_to_smap(const struct afxdp_config *, struct smap *);
 
-uint32_t afxdp_config_min_frames(const struct afxdp_config *);
-uint32_t afxdp_config_n_frames(const struct afxdp_config *);
+uint32_t afxdp_config_min_frames(const struct afxdp_config *, int n_rxq);
+uint32_t afxdp_config_n_frames(const struct afxdp_config *, int n_rxq);
+int afxdp_config_max_listed_queue(const struct afxdp_config *);
+
+enum afxdp_xsk_mode afxdp_config_queue_mode(const struct afxdp_config *,
+                                            int rxq);
+void afxdp_config_queue_busy_poll(const struct afxdp_config *, int rxq,
+                                  struct afxdp_busy_poll *);
 
 const char *afxdp_mode_to_string(enum afxdp_mode);
+const char *afxdp_xsk_mode_to_string(enum afxdp_xsk_mode);
 
 #endif /* afxdp-config.h */

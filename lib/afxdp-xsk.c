@@ -26,6 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "afxdp-compat.h"
 #include "bitmap.h"
 #include "openvswitch/util.h"
 #include "openvswitch/vlog.h"
@@ -114,25 +115,19 @@ afxdp_xsk_prime_fill(struct afxdp_xsk *xsk, struct afxdp_pool *pool,
     free(addrs);
 }
 
-/* Returns true if some socket of 'set' was created. */
-static bool
-afxdp_xsk_set_has_sockets(const struct afxdp_xsk_set *set)
-{
-    return set->n > 0;
-}
-
 /* Unregisters the UMEM of 'set' when its first socket, 'xsk', could not be
  * created.  libxdp leaves the fill and completion rings it mapped for the
  * UMEM in that case (they would be reused by a retry on the same UMEM, which
- * libxdp does not support after a failed bind), so unmap them here. */
+ * libxdp does not support after a failed bind), so unmap them here.  With
+ * no socket on it, the registration is of no use. */
 static void
-afxdp_xsk_umem_destroy_unused(struct afxdp_xsk_set *set,
+afxdp_xsk_umem_destroy_unused(struct xsk_umem **umemp,
                               struct afxdp_xsk *xsk)
 {
     struct xdp_mmap_offsets off;
     socklen_t len = sizeof off;
 
-    if (!getsockopt(xsk_umem__fd(set->umem), SOL_XDP, XDP_MMAP_OFFSETS,
+    if (!getsockopt(xsk_umem__fd(*umemp), SOL_XDP, XDP_MMAP_OFFSETS,
                     &off, &len)) {
         if (xsk->fill.ring) {
             munmap((char *) xsk->fill.ring - off.fr.desc,
@@ -143,27 +138,63 @@ afxdp_xsk_umem_destroy_unused(struct afxdp_xsk_set *set,
                    off.cr.desc + xsk->comp.size * sizeof(uint64_t));
         }
     }
-    xsk_umem__delete(set->umem);
-    set->umem = NULL;
+    xsk_umem__delete(*umemp);
+    *umemp = NULL;
 }
 
-/* Creates the socket for rx queue 'queue_id' of 'set' on 'devname'.  The
- * first socket also registers the UMEM.  Returns 0 or a positive errno. */
+/* Applies the busy-poll options of 'bp' to 'xsk''s socket.  Returns 0 or a
+ * positive errno with a message in '*errp'. */
+static int
+afxdp_xsk_set_busy_poll(struct afxdp_xsk *xsk, const char *devname,
+                        const struct afxdp_busy_poll *bp, char **errp)
+{
+    int prefer = bp->prefer, usecs = bp->usecs, budget = bp->budget;
+
+    if (!usecs) {
+        return 0;
+    }
+    if (setsockopt(xsk->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer,
+                   sizeof prefer)
+        || setsockopt(xsk->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs,
+                      sizeof usecs)
+        || setsockopt(xsk->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget,
+                      sizeof budget)) {
+        int error = errno;
+
+        *errp = xasprintf("%s: queue %"PRIu32": cannot set busy polling "
+                          "(usecs %d, budget %d, prefer %s): %s%s", devname,
+                          xsk->queue_id, usecs, budget,
+                          prefer ? "true" : "false", ovs_strerror(error),
+                          error == EPERM ? "; raising the budget needs "
+                          "CAP_NET_ADMIN" : "");
+        return error;
+    }
+    xsk->busy_poll = true;
+    return 0;
+}
+
+/* Creates the socket for the queue described by 'qp', bound in zero-copy
+ * mode if 'zero_copy', through the set's UMEM registration for that mode
+ * (registering it on first use).  Returns 0 or a positive errno. */
 static int
 afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
-                 uint32_t queue_id, struct afxdp_xsk **xskp, char **errp)
+                 const struct afxdp_xsk_queue_params *qp, bool zero_copy,
+                 struct afxdp_xsk **xskp, char **errp)
 {
     const struct afxdp_xsk_params *p = &set->params;
+    struct xsk_umem **umemp = &set->umem[zero_copy];
     struct xsk_socket_config scfg;
     struct afxdp_xsk *xsk;
+    bool new_umem = false;
     long long int deadline;
     int ret;
 
     xsk = xzalloc_cacheline(sizeof *xsk);
-    xsk->queue_id = queue_id;
+    xsk->queue_id = qp->device_queue;
+    xsk->mode_requested = qp->mode;
     xsk->fd = -1;
 
-    if (!set->umem) {
+    if (!*umemp) {
         struct xsk_umem_config ucfg = {
             .fill_size = p->ring_size,
             .comp_size = p->ring_size,
@@ -172,11 +203,11 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
             .flags = 0,
         };
 
-        ret = xsk_umem__create(&set->umem, afxdp_pool_area(set->pool),
+        ret = xsk_umem__create(umemp, afxdp_pool_area(set->pool),
                                afxdp_pool_area_size(set->pool),
                                &xsk->fill, &xsk->comp, &ucfg);
         if (ret) {
-            set->umem = NULL;
+            *umemp = NULL;
             *errp = xasprintf("%s: cannot register the UMEM (%"PRIuSIZE
                               " bytes): %s", devname,
                               afxdp_pool_area_size(set->pool),
@@ -184,37 +215,39 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
             free_cacheline(xsk);
             return -ret;
         }
+        new_umem = true;
     }
 
     memset(&scfg, 0, sizeof scfg);
     scfg.rx_size = p->ring_size;
     scfg.tx_size = p->ring_size;
     scfg.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
-    scfg.bind_flags = ((p->zero_copy ? XDP_ZEROCOPY : XDP_COPY)
+    scfg.bind_flags = ((zero_copy ? XDP_ZEROCOPY : XDP_COPY)
                        | (p->need_wakeup ? XDP_USE_NEED_WAKEUP : 0));
 
     deadline = time_msec() + AFXDP_XSK_BIND_RETRY_MS;
     for (;;) {
-        ret = xsk_socket__create_shared(&xsk->socket, devname, queue_id,
-                                        set->umem, &xsk->rx, &xsk->tx,
-                                        &xsk->fill, &xsk->comp, &scfg);
+        ret = xsk_socket__create_shared(&xsk->socket, devname,
+                                        qp->device_queue, *umemp, &xsk->rx,
+                                        &xsk->tx, &xsk->fill, &xsk->comp,
+                                        &scfg);
         if (ret != -EBUSY || time_msec() >= deadline) {
             break;
         }
         xnanosleep(10 * 1000 * 1000);
     }
     if (ret) {
-        if (!afxdp_xsk_set_has_sockets(set)) {
-            afxdp_xsk_umem_destroy_unused(set, xsk);
+        if (new_umem) {
+            afxdp_xsk_umem_destroy_unused(umemp, xsk);
         }
-        if (p->zero_copy && (ret == -EOPNOTSUPP || ret == -EPROTONOSUPPORT
-                             || ret == -EINVAL)) {
+        if (zero_copy && (ret == -EOPNOTSUPP || ret == -EPROTONOSUPPORT
+                          || ret == -EINVAL)) {
             *errp = xasprintf("%s: queue %"PRIu32": zero-copy refused by "
-                              "the driver (%s)", devname, queue_id,
+                              "the driver (%s)", devname, qp->device_queue,
                               ovs_strerror(-ret));
         } else {
             *errp = xasprintf("%s: queue %"PRIu32": cannot create the "
-                              "AF_XDP socket: %s", devname, queue_id,
+                              "AF_XDP socket: %s", devname, qp->device_queue,
                               ovs_strerror(-ret));
         }
         free_cacheline(xsk);
@@ -222,12 +255,45 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
     }
 
     xsk->fd = xsk_socket__fd(xsk->socket);
-    xsk->zero_copy = p->zero_copy;
+    xsk->zero_copy = zero_copy;
     xsk->need_wakeup = p->need_wakeup;
     afxdp_xsk_prime_fill(xsk, set->pool, p->ring_size);
-
     *xskp = xsk;
-    return 0;
+
+    ret = afxdp_xsk_set_busy_poll(xsk, devname, &qp->busy_poll, errp);
+    return ret;
+}
+
+/* Creates the socket of one queue as 'qp' asks: for "auto", zero-copy and,
+ * if the driver refuses it, copy, remembering why. */
+static int
+afxdp_xsk_create_queue(struct afxdp_xsk_set *set, const char *devname,
+                       const struct afxdp_xsk_queue_params *qp,
+                       struct afxdp_xsk **xskp, char **errp)
+{
+    char *zc_err = NULL;
+    int error;
+
+    if (qp->mode != AFXDP_XSK_AUTO) {
+        return afxdp_xsk_create(set, devname, qp,
+                                qp->mode == AFXDP_XSK_ZERO_COPY, xskp, errp);
+    }
+    error = afxdp_xsk_create(set, devname, qp, true, xskp, &zc_err);
+    if (error && !*xskp) {
+        error = afxdp_xsk_create(set, devname, qp, false, xskp, errp);
+        if (!error) {
+            /* Keep only the reason, without "DEV: queue N: ". */
+            const char *why = strstr(zc_err, "zero-copy");
+
+            (*xskp)->mode_reason = xasprintf("%s, using copy",
+                                             why ? why : zc_err);
+        }
+    } else if (error) {
+        *errp = zc_err;
+        zc_err = NULL;
+    }
+    free(zc_err);
+    return error;
 }
 
 /* Creates 'n_queues' sockets on 'devname', one per rx queue from 0, all
@@ -242,6 +308,7 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
 int
 afxdp_xsk_set_open(const char *devname, struct afxdp_pool *pool,
                    int n_queues, const struct afxdp_xsk_params *params,
+                   const struct afxdp_xsk_queue_params *qparams,
                    struct afxdp_xsk_set **setp, char **errp)
 {
     struct afxdp_xsk_set *set;
@@ -260,12 +327,15 @@ afxdp_xsk_set_open(const char *devname, struct afxdp_pool *pool,
     set->params = *params;
     set->xsks = xcalloc(n_queues, sizeof *set->xsks);
     for (int i = 0; i < n_queues; i++) {
-        error = afxdp_xsk_create(set, devname, i, &set->xsks[i], errp);
+        error = afxdp_xsk_create_queue(set, devname, &qparams[i],
+                                       &set->xsks[i], errp);
+        if (set->xsks[i]) {
+            set->n++;
+        }
         if (error) {
             afxdp_xsk_set_close(set);
             return error;
         }
-        set->n++;
     }
 
     *setp = set;
@@ -401,10 +471,11 @@ afxdp_xsk_set_close(struct afxdp_xsk_set *set)
 
     for (int i = 0; i < set->n; i++) {
         xsk_socket__delete(set->xsks[i]->socket);
+        free(set->xsks[i]->mode_reason);
         free_cacheline(set->xsks[i]);
     }
-    if (set->umem) {
-        int ret = xsk_umem__delete(set->umem);
+    for (size_t i = 0; i < ARRAY_SIZE(set->umem); i++) {
+        int ret = set->umem[i] ? xsk_umem__delete(set->umem[i]) : 0;
 
         if (ret) {
             VLOG_WARN("cannot unregister UMEM: %s", ovs_strerror(-ret));
@@ -442,5 +513,30 @@ afxdp_xsk_get_kernel_stats(const struct afxdp_xsk *xsk,
         memset(stats, 0, sizeof *stats);
         return error;
     }
+    return 0;
+}
+
+/* Reads back from the kernel the busy-poll options of 'xsk''s socket into
+ * '*bp'.  Returns 0 or a positive errno. */
+int
+afxdp_xsk_get_busy_poll(const struct afxdp_xsk *xsk,
+                        struct afxdp_busy_poll *bp)
+{
+    int usecs = 0, budget = 0, prefer = 0;
+    socklen_t len = sizeof usecs;
+
+    if (getsockopt(xsk->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, &len)
+        || (len = sizeof budget,
+            getsockopt(xsk->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget,
+                       &len))
+        || (len = sizeof prefer,
+            getsockopt(xsk->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer,
+                       &len))) {
+        memset(bp, 0, sizeof *bp);
+        return errno;
+    }
+    bp->usecs = usecs;
+    bp->budget = budget;
+    bp->prefer = prefer;
     return 0;
 }

@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <xdp/xsk.h>
 
+#include "afxdp-config.h"
 #include "netdev-afxdp-pool.h"
 
 struct xsk_umem;
@@ -43,8 +44,14 @@ struct xsk_umem;
 /* How to create the sockets of a port. */
 struct afxdp_xsk_params {
     uint32_t ring_size;         /* Entries in each of the four rings. */
-    bool zero_copy;             /* Bind with XDP_ZEROCOPY, else XDP_COPY. */
     bool need_wakeup;           /* Bind with XDP_USE_NEED_WAKEUP. */
+};
+
+/* How to create the socket of one queue. */
+struct afxdp_xsk_queue_params {
+    uint32_t device_queue;      /* Device rx queue to bind. */
+    enum afxdp_xsk_mode mode;   /* Zero-copy, copy or auto (not default). */
+    struct afxdp_busy_poll busy_poll;   /* Socket busy-poll options. */
 };
 
 /* One AF_XDP socket. */
@@ -56,11 +63,15 @@ struct afxdp_xsk {
     struct xsk_ring_cons comp;  /* Sent frames coming back. */
     int fd;                     /* The socket. */
     bool need_wakeup;           /* Bound with XDP_USE_NEED_WAKEUP. */
+    bool busy_poll;             /* Busy polling: kick on every empty poll. */
+    bool zero_copy;             /* Bound in zero-copy mode. */
     uint32_t tx_in_flight;      /* Submitted to tx, not yet completed. */
 
     /* Control path. */
     uint32_t queue_id;          /* Device rx queue it is bound to. */
-    bool zero_copy;             /* Bound in zero-copy mode. */
+    enum afxdp_xsk_mode mode_requested;  /* As asked. */
+    char *mode_reason;          /* Why not zero-copy although asked, or
+                                 * NULL. */
     struct xsk_socket *socket;  /* libxdp's handle. */
 };
 
@@ -72,10 +83,15 @@ struct afxdp_xsk_ring_counts {
     uint32_t comp;              /* In the completion ring. */
 };
 
-/* The sockets of one port. */
+/* The sockets of one port.
+ *
+ * With XDP_SHARED_UMEM, a socket inherits the copy or zero-copy mode of the
+ * UMEM's first socket.  To bind queues in different modes the set registers
+ * the pool's memory once per mode: the frame allocator keeps each frame in
+ * one place whatever registration it is used through. */
 struct afxdp_xsk_set {
     struct afxdp_pool *pool;    /* Not owned: the port's UMEM pool. */
-    struct xsk_umem *umem;      /* The UMEM registration. */
+    struct xsk_umem *umem[2];   /* Registrations: [0] copy, [1] zero-copy. */
     struct afxdp_xsk_params params;
     int n;                      /* Number of sockets in 'xsks'. */
     struct afxdp_xsk **xsks;    /* Socket i is bound to rx queue i. */
@@ -83,6 +99,7 @@ struct afxdp_xsk_set {
 
 int afxdp_xsk_set_open(const char *devname, struct afxdp_pool *,
                        int n_queues, const struct afxdp_xsk_params *,
+                       const struct afxdp_xsk_queue_params *,
                        struct afxdp_xsk_set **setp, char **errp);
 uint32_t afxdp_xsk_set_close(struct afxdp_xsk_set *);
 
@@ -90,5 +107,7 @@ void afxdp_xsk_get_ring_counts(const struct afxdp_xsk *,
                                struct afxdp_xsk_ring_counts *);
 int afxdp_xsk_get_kernel_stats(const struct afxdp_xsk *,
                                struct xdp_statistics *);
+int afxdp_xsk_get_busy_poll(const struct afxdp_xsk *,
+                            struct afxdp_busy_poll *);
 
 #endif /* afxdp-xsk.h */

@@ -50,6 +50,8 @@
 #include "netdev-afxdp.h"
 
 #include <dirent.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <errno.h>
 #include <linux/if_xdp.h>
 #include <net/if.h>
@@ -74,6 +76,7 @@
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
 #include "packets.h"
+#include "socket-util.h"
 #include "smap.h"
 #include "unixctl.h"
 #include "util.h"
@@ -127,6 +130,8 @@ struct afxdp_port {
     struct afxdp_config active;     /* In effect, valid if 'xsks'. */
     int ifindex;                    /* Device index when configured. */
     int n_dev_rxq;                  /* Device rx queues, 0 if unknown. */
+    int n_rxq;                      /* Queues bound, if 'xsks'. */
+    int start_queue;                /* First device queue bound. */
     struct afxdp_pool *pool;        /* UMEM pool, or NULL. */
     struct afxdp_xsk_set *xsks;     /* Sockets, or NULL. */
     struct afxdp_xdp *xdp;          /* Our XDP program, or NULL. */
@@ -342,16 +347,28 @@ netdev_afxdp_get_config(const struct netdev *netdev, struct smap *args)
     return 0;
 }
 
-/* Returns the number of rx queues of device 'name', or 0 if unknown. */
+/* Returns the number of rx queues of device 'name' that AF_XDP sockets can
+ * bind: its rx and combined channels as ethtool reports them, or, for a
+ * driver without channels, the rx queues in sysfs.  0 if unknown. */
 static int
 afxdp_device_n_rxq(const char *name)
 {
     static const char sysfs_net[] = "/sys/class/net";
-    char *path = xasprintf("%s/%s/queues", sysfs_net, name);
+    struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+    struct ifreq ifr;
     struct dirent *de;
+    char *path;
     int n = 0;
     DIR *dir;
 
+    memset(&ifr, 0, sizeof ifr);
+    ovs_strzcpy(ifr.ifr_name, name, sizeof ifr.ifr_name);
+    ifr.ifr_data = (void *) &ch;
+    if (!af_inet_ioctl(SIOCETHTOOL, &ifr) && ch.rx_count + ch.combined_count) {
+        return ch.rx_count + ch.combined_count;
+    }
+
+    path = xasprintf("%s/%s/queues", sysfs_net, name);
     dir = opendir(path);
     free(path);
     if (!dir) {
@@ -366,41 +383,44 @@ afxdp_device_n_rxq(const char *name)
     return n;
 }
 
-/* One way to run a port: where the program runs and how sockets bind. */
-struct afxdp_attempt {
-    enum afxdp_xdp_mode xdp;
-    bool zero_copy;
-    enum afxdp_mode mode;       /* What this is called in status. */
-};
-
-static size_t
-afxdp_attempts(enum afxdp_mode requested, struct afxdp_attempt out[3])
+/* Reads integer 'file' of device 'name' in sysfs, -1 if it cannot. */
+static long long int
+afxdp_device_sysfs_int(const char *name, const char *file)
 {
-    static const struct afxdp_attempt zc = {
-        AFXDP_XDP_NATIVE, true, AFXDP_MODE_NATIVE_ZC };
-    static const struct afxdp_attempt native = {
-        AFXDP_XDP_NATIVE, false, AFXDP_MODE_NATIVE };
-    static const struct afxdp_attempt generic = {
-        AFXDP_XDP_GENERIC, false, AFXDP_MODE_GENERIC };
+    static const char sysfs_net[] = "/sys/class/net";
+    char *path = xasprintf("%s/%s/%s", sysfs_net, name, file);
+    long long int value = -1;
+    FILE *f = fopen(path, "r");
 
+    if (f) {
+        if (fscanf(f, "%lld", &value) != 1) {
+            value = -1;
+        }
+        fclose(f);
+    }
+    free(path);
+    return value;
+}
+
+/* Where to try to run the XDP program for the requested mode, in order. */
+static size_t
+afxdp_attach_modes(enum afxdp_mode requested, enum afxdp_xdp_mode out[2])
+{
     switch (requested) {
     case AFXDP_MODE_NATIVE_ZC:
-        out[0] = zc;
-        return 1;
     case AFXDP_MODE_NATIVE:
-        out[0] = native;
+        out[0] = AFXDP_XDP_NATIVE;
         return 1;
     case AFXDP_MODE_GENERIC:
-        out[0] = generic;
+        out[0] = AFXDP_XDP_GENERIC;
         return 1;
     case AFXDP_MODE_BEST_EFFORT:
     case AFXDP_MODE_UNSPEC:
     case AFXDP_MODE_MAX:
     default:
-        out[0] = zc;
-        out[1] = native;
-        out[2] = generic;
-        return 3;
+        out[0] = AFXDP_XDP_NATIVE;
+        out[1] = AFXDP_XDP_GENERIC;
+        return 2;
     }
 }
 
@@ -414,7 +434,7 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
         uint32_t n_held;
 
         for (int i = 0; i < port->xsks->n && port->xdp; i++) {
-            afxdp_xdp_clear_xsk(port->xdp, i);
+            afxdp_xdp_clear_xsk(port->xdp, port->xsks->xsks[i]->queue_id);
         }
         n_held = afxdp_xsk_set_close(port->xsks);
         port->xsks = NULL;
@@ -448,37 +468,98 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
     dev->xdp_mode_in_use = AFXDP_MODE_UNSPEC;
 }
 
-/* Tries to run 'port' as 'a' says, with the program already attached in the
- * right mode.  Returns 0 or an errno with a message in '*errp'. */
+/* Creates the sockets of 'port' for its 'n' queues, with the program
+ * already attached in 'xdp_mode', and points the XSKMAP at them.  Returns 0
+ * or an errno with a message in '*errp'. */
 static int
-afxdp_port_try_sockets(struct afxdp_port *port, const struct afxdp_attempt *a,
-                       char **errp)
+afxdp_port_open_sockets(struct afxdp_port *port, enum afxdp_xdp_mode xdp_mode,
+                        int n, char **errp)
 {
     const char *name = netdev_get_name(port->netdev);
     const struct afxdp_config *cfg = &port->requested;
     struct afxdp_xsk_params params = {
         .ring_size = cfg->ring_size,
-        .zero_copy = a->zero_copy,
         .need_wakeup = cfg->use_need_wakeup,
     };
+    struct afxdp_xsk_queue_params *qp = xcalloc(n, sizeof *qp);
     int error;
 
-    error = afxdp_xsk_set_open(name, port->pool, cfg->n_rxq, &params,
+    for (int i = 0; i < n; i++) {
+        qp[i].device_queue = port->start_queue + i;
+        qp[i].mode = afxdp_config_queue_mode(cfg, i);
+        if (xdp_mode == AFXDP_XDP_GENERIC && qp[i].mode == AFXDP_XSK_AUTO) {
+            qp[i].mode = AFXDP_XSK_COPY;
+        }
+        afxdp_config_queue_busy_poll(cfg, i, &qp[i].busy_poll);
+    }
+    error = afxdp_xsk_set_open(name, port->pool, n, &params, qp,
                                &port->xsks, errp);
+    free(qp);
     if (error) {
         return error;
     }
-    for (int i = 0; i < cfg->n_rxq; i++) {
-        error = afxdp_xdp_set_xsk(port->xdp, i, port->xsks->xsks[i]->fd);
+    for (int i = 0; i < n; i++) {
+        const struct afxdp_xsk *xsk = port->xsks->xsks[i];
+
+        error = afxdp_xdp_set_xsk(port->xdp, xsk->queue_id, xsk->fd);
         if (error) {
-            *errp = xasprintf("%s: queue %d: cannot add the socket to the "
-                              "XSKMAP: %s", name, i, ovs_strerror(error));
+            *errp = xasprintf("%s: queue %"PRIu32": cannot add the socket "
+                              "to the XSKMAP: %s", name, xsk->queue_id,
+                              ovs_strerror(error));
             afxdp_xsk_set_close(port->xsks);
             port->xsks = NULL;
             return error;
         }
     }
     return 0;
+}
+
+/* Works out which device queues 'port' binds: sets 'port->start_queue' and
+ * returns the number of queues, or 0 with a message in '*errp'. */
+static int
+afxdp_port_plan_queues(struct afxdp_port *port, char **errp)
+{
+    const char *name = netdev_get_name(port->netdev);
+    const struct afxdp_config *cfg = &port->requested;
+    int n_dev = port->n_dev_rxq, start = cfg->start_queue, n, listed;
+
+    port->start_queue = start;
+    if (cfg->n_rxq) {
+        n = cfg->n_rxq;
+    } else if (n_dev > start) {
+        n = MIN(n_dev - start, AFXDP_CONFIG_MAX_RXQ);
+    } else {
+        n = 1;
+    }
+    if (n_dev && start + n > n_dev) {
+        if (start) {
+            *errp = xasprintf("%s: options:start-queue=%d and n_rxq=%d need "
+                              "device rx queues %d to %d, but the device "
+                              "has %d (0 to %d)", name, start, n, start,
+                              start + n - 1, n_dev, n_dev - 1);
+        } else {
+            *errp = xasprintf("%s: options:n_rxq=%d but the device has only "
+                              "%d rx queue(s)", name, n, n_dev);
+        }
+        return 0;
+    }
+    listed = afxdp_config_max_listed_queue(cfg);
+    if (listed >= n) {
+        *errp = xasprintf("%s: options:rxq-xsk-mode or rxq-busy-poll names "
+                          "queue %d but the port has %d rx queue(s)", name,
+                          listed, n);
+        return 0;
+    }
+    if (cfg->umem_frames && cfg->umem_frames < afxdp_config_min_frames(cfg,
+                                                                       n)) {
+        *errp = xasprintf("%s: options:umem-frames=%"PRIu32" is too few for "
+                          "%d rx queue(s) with xsk-ring-size=%"PRIu32": at "
+                          "least %"PRIu32" are needed", name,
+                          cfg->umem_frames, n, cfg->ring_size,
+                          afxdp_config_min_frames(cfg, n));
+        return 0;
+    }
+    return n;
 }
 
 /* Makes sure our program is attached to 'port' in 'mode'. */
@@ -498,6 +579,36 @@ afxdp_port_attach(struct afxdp_port *port, enum afxdp_xdp_mode mode,
 /* Sets 'port' up from its requested configuration: pool, program, sockets,
  * per-queue array.  Returns 0 or an errno, with a message for the user in
  * '*errp'. */
+/* Sets the effective mode of 'port' from its sockets and, for
+ * best-effort, why zero-copy is not in use. */
+static void
+afxdp_port_note_modes(struct afxdp_port *port)
+{
+    bool all_zc = true;
+
+    free(port->zc_fallback);
+    port->zc_fallback = NULL;
+    for (int i = 0; i < port->xsks->n; i++) {
+        const struct afxdp_xsk *xsk = port->xsks->xsks[i];
+
+        all_zc &= xsk->zero_copy;
+        if (!port->zc_fallback && xsk->mode_reason) {
+            port->zc_fallback = xasprintf("queue %"PRIu32": %s",
+                                          xsk->queue_id, xsk->mode_reason);
+        }
+    }
+    if (afxdp_xdp_get_mode(port->xdp) == AFXDP_XDP_GENERIC) {
+        port->mode_in_use = AFXDP_MODE_GENERIC;
+        if (!port->zc_fallback
+            && port->requested.xdp_mode == AFXDP_MODE_BEST_EFFORT) {
+            port->zc_fallback = xstrdup("native XDP is not available, "
+                                        "using generic XDP and copy mode");
+        }
+    } else {
+        port->mode_in_use = all_zc ? AFXDP_MODE_NATIVE_ZC : AFXDP_MODE_NATIVE;
+    }
+}
+
 static int
 afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
                 int numa_id, char **errp)
@@ -506,15 +617,14 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     const char *name = netdev_get_name(port->netdev);
     const struct afxdp_config *cfg = &port->requested;
     struct afxdp_pool_params pp = {
-        .n_frames = afxdp_config_n_frames(cfg),
         .frame_size = AFXDP_CONFIG_FRAME_SIZE,
         .numa_id = numa_id,
         .hugepages = false,
     };
-    struct afxdp_attempt attempts[3];
-    size_t n_attempts = afxdp_attempts(cfg->xdp_mode, attempts);
+    enum afxdp_xdp_mode attach[2];
+    size_t n_attach = afxdp_attach_modes(cfg->xdp_mode, attach);
     char *pool_err = NULL;
-    int error = 0, n_dev_rxq;
+    int error = 0, n;
 
     *errp = NULL;
     port->ifindex = if_nametoindex(name);
@@ -524,14 +634,13 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
                           ovs_strerror(error));
         return error;
     }
-    n_dev_rxq = afxdp_device_n_rxq(name);
-    port->n_dev_rxq = n_dev_rxq;
-    if (n_dev_rxq && cfg->n_rxq > n_dev_rxq) {
-        *errp = xasprintf("%s: options:n_rxq=%d but the device has only %d "
-                          "rx queue(s)", name, cfg->n_rxq, n_dev_rxq);
+    port->n_dev_rxq = afxdp_device_n_rxq(name);
+    n = afxdp_port_plan_queues(port, errp);
+    if (!n) {
         return EINVAL;
     }
 
+    pp.n_frames = afxdp_config_n_frames(cfg, n);
     error = afxdp_pool_create(&pp, &port->pool, &pool_err);
     if (error) {
         *errp = xasprintf("%s: %s", name, pool_err);
@@ -539,27 +648,19 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         return error;
     }
 
-    for (size_t i = 0; i < n_attempts; i++) {
-        const struct afxdp_attempt *a = &attempts[i];
+    for (size_t i = 0; i < n_attach; i++) {
         char *msg = NULL;
 
-        error = afxdp_port_attach(port, a->xdp, &msg);
+        error = afxdp_port_attach(port, attach[i], &msg);
         if (!error) {
-            error = afxdp_port_try_sockets(port, a, &msg);
+            error = afxdp_port_open_sockets(port, attach[i], n, &msg);
         }
-        if (!error) {
-            port->mode_in_use = a->mode;
-            free(*errp);
-            *errp = NULL;
-            break;
-        }
-        if (a->zero_copy && i + 1 < n_attempts) {
-            free(port->zc_fallback);
-            port->zc_fallback = xstrdup(msg + strlen(name) + 2);
-        }
-        VLOG_INFO("%s", msg);
         free(*errp);
         *errp = msg;
+        if (!error) {
+            break;
+        }
+        VLOG_INFO("%s", msg);
     }
     if (error) {
         if (cfg->xdp_mode == AFXDP_MODE_NATIVE_ZC) {
@@ -574,10 +675,12 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         return error;
     }
 
+    afxdp_port_note_modes(port);
     atomic_store_relaxed(&port->ifindex_for_signal, port->ifindex);
     port->active = *cfg;
-    dev->tx_locks = xzalloc_cacheline(cfg->n_rxq * sizeof *dev->tx_locks);
-    for (int i = 0; i < cfg->n_rxq; i++) {
+    port->n_rxq = n;
+    dev->tx_locks = xzalloc_cacheline(n * sizeof *dev->tx_locks);
+    for (int i = 0; i < n; i++) {
         struct netdev_afxdp_tx_lock *q = &dev->tx_locks[i];
 
         q->xsk = port->xsks->xsks[i];
@@ -586,8 +689,8 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         q->frame_size = AFXDP_CONFIG_FRAME_SIZE;
         ovs_spin_init(&q->lock);
     }
-    port->netdev->n_rxq = cfg->n_rxq;
-    port->netdev->n_txq = cfg->n_rxq;
+    port->netdev->n_rxq = n;
+    port->netdev->n_txq = n;
     dev->xdp_mode = cfg->xdp_mode;
     dev->xdp_mode_in_use = port->mode_in_use;
     dev->use_need_wakeup = cfg->use_need_wakeup;
@@ -610,8 +713,7 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     numa_id = netdev_get_numa_id(netdev);
 
     ovs_mutex_lock(&dev->mutex);
-    if (port->xsks && afxdp_config_equals(&port->active, &port->requested)
-        && netdev->n_rxq == port->requested.n_rxq) {
+    if (port->xsks && afxdp_config_equals(&port->active, &port->requested)) {
         ovs_mutex_unlock(&dev->mutex);
         return 0;
     }
@@ -632,15 +734,14 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
                   netdev_get_name(netdev),
                   afxdp_mode_to_string(port->mode_in_use),
                   netdev->n_rxq, port->active.use_need_wakeup ? "on" : "off",
-                  afxdp_config_n_frames(&port->active),
+                  afxdp_config_n_frames(&port->active, netdev->n_rxq),
                   afxdp_xdp_attach_desc(port->xdp));
         if (port->n_dev_rxq > netdev->n_rxq) {
-            VLOG_INFO("%s: the device has %d rx queues and options:n_rxq is "
-                      "%d: frames arriving on rx queues %d to %d go to the "
-                      "kernel, not to OVS; set options:n_rxq=%d to receive "
-                      "them all", netdev_get_name(netdev), port->n_dev_rxq,
-                      netdev->n_rxq, netdev->n_rxq, port->n_dev_rxq - 1,
-                      MIN(port->n_dev_rxq, AFXDP_CONFIG_MAX_RXQ));
+            VLOG_INFO("%s: the device has %d rx queues and the port binds "
+                      "%d to %d: frames arriving on the others go to the "
+                      "kernel, not to OVS", netdev_get_name(netdev),
+                      port->n_dev_rxq, port->start_queue,
+                      port->start_queue + netdev->n_rxq - 1);
         }
     }
     netdev_change_seq_changed(netdev);
@@ -684,7 +785,9 @@ afxdp_rxq_refill(struct netdev_afxdp_tx_lock *q, uint32_t n_given)
     }
 
 kick:
-    if (xsk->need_wakeup && xsk_ring_prod__needs_wakeup(&xsk->fill)) {
+    if ((!n_given && xsk->busy_poll)
+        || (xsk->need_wakeup && xsk_ring_prod__needs_wakeup(&xsk->fill))) {
+        /* Busy polling: the kernel runs the queue's NAPI in this call. */
         COVERAGE_INC(afxdp_rx_wakeup);
         recvfrom(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
     }
@@ -1146,6 +1249,91 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     return 0;
 }
 
+/* Adds to 'smap' the status of queue 'i' of a port, socket 'xsk'. */
+static void
+afxdp_queue_status(const struct afxdp_xsk *xsk, int i, struct smap *smap)
+{
+    struct afxdp_busy_poll bp;
+
+    smap_add_nocopy(smap, xasprintf("rxq%d-mode", i),
+                    xstrdup(xsk->zero_copy ? "zero-copy" : "copy"));
+    smap_add_nocopy(smap, xasprintf("rxq%d-mode-requested", i),
+                    xstrdup(afxdp_xsk_mode_to_string(xsk->mode_requested)));
+    if (xsk->mode_reason) {
+        smap_add_nocopy(smap, xasprintf("rxq%d-mode-reason", i),
+                        xstrdup(xsk->mode_reason));
+    }
+    smap_add_nocopy(smap, xasprintf("rxq%d-device-queue", i),
+                    xasprintf("%"PRIu32, xsk->queue_id));
+    /* Read back from the socket: what the kernel has, not what we asked. */
+    if (afxdp_xsk_get_busy_poll(xsk, &bp)) {
+        smap_add_nocopy(smap, xasprintf("rxq%d-busy-poll", i),
+                        xstrdup("unknown"));
+    } else if (!bp.usecs) {
+        smap_add_nocopy(smap, xasprintf("rxq%d-busy-poll", i),
+                        xstrdup("off"));
+    } else {
+        smap_add_nocopy(smap, xasprintf("rxq%d-busy-poll", i),
+                        xasprintf("usecs=%"PRIu32" budget=%"PRIu16
+                                  " prefer=%s", bp.usecs, bp.budget,
+                                  bp.prefer ? "true" : "false"));
+    }
+}
+
+/* Adds the device rx queues that 'port' does not bind, e.g. "0-1,4-7". */
+static void
+afxdp_port_unbound_status(const struct afxdp_port *port, struct smap *smap)
+{
+    int first = port->start_queue, last = first + port->netdev->n_rxq - 1;
+    struct ds s = DS_EMPTY_INITIALIZER;
+
+    if (first > 0) {
+        ds_put_format(&s, first > 1 ? "0-%d" : "0", first - 1);
+    }
+    if (port->n_dev_rxq > last + 1) {
+        ds_put_format(&s, "%s%d", s.length ? "," : "", last + 1);
+        if (port->n_dev_rxq > last + 2) {
+            ds_put_format(&s, "-%d", port->n_dev_rxq - 1);
+        }
+    }
+    if (s.length) {
+        smap_add(smap, "unbound-rx-queues", ds_cstr(&s));
+    }
+    ds_destroy(&s);
+}
+
+/* When some queue busy-polls in preferred mode, adds the device's NAPI
+ * settings that preferred busy polling depends on. */
+static void
+afxdp_port_busy_poll_status(const struct afxdp_port *port, struct smap *smap)
+{
+    const char *name = netdev_get_name(port->netdev);
+    long long int defer, flush;
+    bool prefer = false;
+
+    for (int i = 0; i < port->xsks->n; i++) {
+        struct afxdp_busy_poll bp;
+
+        if (!afxdp_xsk_get_busy_poll(port->xsks->xsks[i], &bp)
+            && bp.usecs && bp.prefer) {
+            prefer = true;
+        }
+    }
+    if (!prefer) {
+        return;
+    }
+    defer = afxdp_device_sysfs_int(name, "napi_defer_hard_irqs");
+    flush = afxdp_device_sysfs_int(name, "gro_flush_timeout");
+    smap_add_format(smap, "napi-defer-hard-irqs", "%lld", defer);
+    smap_add_format(smap, "gro-flush-timeout", "%lld", flush);
+    if (defer <= 0 || flush <= 0) {
+        smap_add_format(smap, "busy-poll-note", "preferred busy polling "
+                        "needs /sys/class/net/%s/napi_defer_hard_irqs and "
+                        "gro_flush_timeout above 0, or the device's "
+                        "interrupts keep processing the queues", name);
+    }
+}
+
 static void
 afxdp_port_status(struct afxdp_port *port, struct netdev_linux *dev,
                   struct smap *smap)
@@ -1168,24 +1356,22 @@ afxdp_port_status(struct afxdp_port *port, struct netdev_linux *dev,
     smap_add_format(smap, "xdp-prog-id", "%"PRIu32,
                     afxdp_xdp_prog_id(port->xdp));
     smap_add_format(smap, "n_rxq", "%d", port->netdev->n_rxq);
+    smap_add_format(smap, "start-queue", "%d", port->start_queue);
+    if (port->n_dev_rxq) {
+        smap_add_format(smap, "device-rx-queues", "%d", port->n_dev_rxq);
+    }
     smap_add(smap, "use-need-wakeup",
              cfg->use_need_wakeup ? "true" : "false");
     smap_add_format(smap, "xsk-ring-size", "%"PRIu32, cfg->ring_size);
     smap_add_format(smap, "umem-frames", "%"PRIu32,
-                    afxdp_config_n_frames(cfg));
+                    afxdp_config_n_frames(cfg, port->netdev->n_rxq));
     smap_add_format(smap, "umem-numa", "%d",
                     afxdp_pool_numa_id(port->pool));
-    if (port->n_dev_rxq > port->netdev->n_rxq) {
-        smap_add_format(smap, "unbound-rx-queues", "%d-%d",
-                        port->netdev->n_rxq, port->n_dev_rxq - 1);
-    }
+    afxdp_port_unbound_status(port, smap);
     for (int i = 0; i < port->xsks->n; i++) {
-        char *key = xasprintf("rxq%d-mode", i);
-
-        smap_add(smap, key, port->xsks->xsks[i]->zero_copy ? "zero-copy"
-                                                            : "copy");
-        free(key);
+        afxdp_queue_status(port->xsks->xsks[i], i, smap);
     }
+    afxdp_port_busy_poll_status(port, smap);
     if (port->zc_fallback) {
         smap_add(smap, "zero-copy-fallback", port->zc_fallback);
     }

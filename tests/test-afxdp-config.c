@@ -75,11 +75,19 @@ test_defaults(void)
     afxdp_config_init(&def);
     ovs_assert(afxdp_config_equals(&cfg, &def));
     ovs_assert(cfg.xdp_mode == AFXDP_MODE_BEST_EFFORT);
-    ovs_assert(cfg.n_rxq == 1);
+    ovs_assert(cfg.n_rxq == 0);     /* All the device's queues. */
+    ovs_assert(cfg.start_queue == 0);
     ovs_assert(cfg.use_need_wakeup);
     ovs_assert(cfg.ring_size == AFXDP_CONFIG_DEFAULT_RING);
     ovs_assert(cfg.umem_frames == 0);
-    ovs_assert(afxdp_config_n_frames(&cfg) > afxdp_config_min_frames(&cfg));
+    ovs_assert(cfg.busy_poll == 0);
+    ovs_assert(cfg.busy_poll_budget == AFXDP_CONFIG_DEFAULT_BUDGET);
+    ovs_assert(cfg.prefer_busy_poll);
+    ovs_assert(afxdp_config_max_listed_queue(&cfg) == -1);
+    ovs_assert(afxdp_config_n_frames(&cfg, 1)
+               > afxdp_config_min_frames(&cfg, 1));
+    ovs_assert(afxdp_config_n_frames(&cfg, 4)
+               == 4 * afxdp_config_n_frames(&cfg, 1));
     smap_destroy(&args);
     printf("defaults: ok\n");
 }
@@ -119,7 +127,15 @@ test_good_values(void)
                && cfg.umem_frames == 0);
     ovs_assert(!parse1("umem-frames", "100000", &cfg, &msg)
                && cfg.umem_frames == 100000
-               && afxdp_config_n_frames(&cfg) == 100000);
+               && afxdp_config_n_frames(&cfg, 3) == 100000);
+    ovs_assert(!parse1("start-queue", "255", &cfg, &msg)
+               && cfg.start_queue == 255);
+    ovs_assert(!parse1("busy-poll", "50", &cfg, &msg)
+               && cfg.busy_poll == 50);
+    ovs_assert(!parse1("busy-poll-budget", "16", &cfg, &msg)
+               && cfg.busy_poll_budget == 16);
+    ovs_assert(!parse1("prefer-busy-poll", "false", &cfg, &msg)
+               && !cfg.prefer_busy_poll);
     printf("good values: ok\n");
 }
 
@@ -146,6 +162,23 @@ test_bad_values(void)
     check_bad("umem-frames", "10", "0 (automatic) or an integer from");
     check_bad("umem-frames", "abc", "0 (automatic) or an integer from");
     check_bad("umem-frames", "99999999", "0 (automatic) or an integer from");
+    check_bad("start-queue", "256", "an integer from 0 to 255");
+    check_bad("start-queue", "-1", "an integer from 0 to 255");
+    check_bad("busy-poll", "1000001", "microseconds from 0 (off) to 1000000");
+    check_bad("busy-poll", "fast", "microseconds from 0 (off) to 1000000");
+    check_bad("busy-poll-budget", "0", "an integer from 1 to 65535");
+    check_bad("busy-poll-budget", "65536", "an integer from 1 to 65535");
+    check_bad("prefer-busy-poll", "yes", "true or false");
+    for (size_t i = 0; i < 7; i++) {
+        static const char *const bad_lists[] = {
+            "0-copy", "x:copy", "0:fast", "0:copy,0:auto", "256:copy",
+            "", "0:copy,,",
+        };
+
+        check_bad("rxq-xsk-mode", bad_lists[i], "QUEUE:VALUE");
+    }
+    check_bad("rxq-busy-poll", "0:-5", "QUEUE:VALUE");
+    check_bad("rxq-busy-poll", "1:2000000", "QUEUE:VALUE");
     printf("bad values: ok\n");
 }
 
@@ -175,18 +208,19 @@ test_min_frames(void)
     smap_add(&args, "n_rxq", "4");
     smap_add(&args, "xsk-ring-size", "256");
     ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
-    min = afxdp_config_min_frames(&cfg);
+    min = afxdp_config_min_frames(&cfg, 4);
     ovs_assert(min == 4 * (2 * 256 + 32));
 
     smap_add_format(&args, "umem-frames", "%"PRIu32, min - 1);
     ovs_assert(afxdp_config_parse("p0", &args, &cfg, &msg) == EINVAL);
-    ovs_assert(strstr(msg, "n_rxq=4") && strstr(msg, "xsk-ring-size=256"));
+    ovs_assert(strstr(msg, "4 rx queue(s)")
+               && strstr(msg, "xsk-ring-size=256"));
     free(msg);
     msg = NULL;
 
     smap_replace_nocopy(&args, "umem-frames", xasprintf("%"PRIu32, min));
     ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
-    ovs_assert(afxdp_config_n_frames(&cfg) == min);
+    ovs_assert(afxdp_config_n_frames(&cfg, 4) == min);
     smap_destroy(&args);
     printf("umem-frames minimum: ok\n");
 }
@@ -204,6 +238,10 @@ test_round_trip(void)
     smap_add(&args, "n_rxq", "3");
     smap_add(&args, "use-need-wakeup", "false");
     smap_add(&args, "xsk-ring-size", "512");
+    smap_add(&args, "start-queue", "1");
+    smap_add(&args, "rxq-xsk-mode", "2:copy,0:auto");
+    smap_add(&args, "busy-poll", "20");
+    smap_add(&args, "rxq-busy-poll", "1:0,2:100");
     ovs_assert(!afxdp_config_parse("p0", &args, &a, &msg));
     afxdp_config_to_smap(&a, &out);
     ovs_assert(!afxdp_config_parse("p0", &out, &b, &msg));
@@ -211,6 +249,52 @@ test_round_trip(void)
     smap_destroy(&args);
     smap_destroy(&out);
     printf("round trip: ok\n");
+}
+
+/* Per-queue socket modes: explicit entries win, the rest follow
+ * xdp-mode; zero-copy cannot go with generic XDP. */
+static void
+test_queue_modes(void)
+{
+    struct smap args = SMAP_INITIALIZER(&args);
+    struct afxdp_busy_poll bp;
+    struct afxdp_config cfg;
+    char *msg = NULL;
+
+    smap_add(&args, "rxq-xsk-mode", "1:auto,3:zero-copy");
+    smap_add(&args, "xdp-mode", "native");
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    ovs_assert(afxdp_config_queue_mode(&cfg, 0) == AFXDP_XSK_COPY);
+    ovs_assert(afxdp_config_queue_mode(&cfg, 1) == AFXDP_XSK_AUTO);
+    ovs_assert(afxdp_config_queue_mode(&cfg, 2) == AFXDP_XSK_COPY);
+    ovs_assert(afxdp_config_queue_mode(&cfg, 3) == AFXDP_XSK_ZERO_COPY);
+    ovs_assert(afxdp_config_max_listed_queue(&cfg) == 3);
+
+    smap_replace(&args, "xdp-mode", "best-effort");
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    ovs_assert(afxdp_config_queue_mode(&cfg, 0) == AFXDP_XSK_AUTO);
+    smap_replace(&args, "xdp-mode", "native-with-zerocopy");
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    ovs_assert(afxdp_config_queue_mode(&cfg, 0) == AFXDP_XSK_ZERO_COPY);
+
+    smap_replace(&args, "xdp-mode", "generic");
+    ovs_assert(afxdp_config_parse("p0", &args, &cfg, &msg) == EINVAL);
+    ovs_assert(strstr(msg, "p0: ") && strstr(msg, "options:rxq-xsk-mode")
+               && strstr(msg, "zero-copy needs native XDP"));
+    free(msg);
+    msg = NULL;
+
+    smap_clear(&args);
+    smap_add(&args, "busy-poll", "50");
+    smap_add(&args, "rxq-busy-poll", "1:0");
+    smap_add(&args, "busy-poll-budget", "16");
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    afxdp_config_queue_busy_poll(&cfg, 0, &bp);
+    ovs_assert(bp.usecs == 50 && bp.budget == 16 && bp.prefer);
+    afxdp_config_queue_busy_poll(&cfg, 1, &bp);
+    ovs_assert(bp.usecs == 0);
+    smap_destroy(&args);
+    printf("per-queue modes and busy polling: ok\n");
 }
 
 static void
@@ -222,6 +306,7 @@ test_afxdp_config_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_unknown_key();
     test_min_frames();
     test_round_trip();
+    test_queue_modes();
     printf("PASS\n");
 }
 

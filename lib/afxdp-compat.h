@@ -1,0 +1,34 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef AFXDP_COMPAT_H
+#define AFXDP_COMPAT_H 1
+
+/* Kernel interfaces newer than some build hosts' headers, in one place.
+ * The values are the kernel's ABI; a kernel without the feature rejects
+ * them at run time with an errno that the caller reports. */
+
+#include <sys/socket.h>
+
+#ifndef SO_BUSY_POLL
+#define SO_BUSY_POLL 46             /* Linux 3.11. */
+#endif
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL 69      /* Linux 5.11. */
+#endif
+#ifndef SO_BUSY_POLL_BUDGET
+#define SO_BUSY_POLL_BUDGET 70      /* Linux 5.11. */
+#endif
+
+#endif /* afxdp-compat.h */
