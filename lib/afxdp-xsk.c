@@ -170,6 +170,7 @@ afxdp_xsk_set_busy_poll(struct afxdp_xsk *xsk, const char *devname,
         return error;
     }
     xsk->busy_poll = true;
+    xsk->busy_poll_budget = budget;
     return 0;
 }
 
@@ -517,26 +518,27 @@ afxdp_xsk_get_kernel_stats(const struct afxdp_xsk *xsk,
 }
 
 /* Reads back from the kernel the busy-poll options of 'xsk''s socket into
- * '*bp'.  Returns 0 or a positive errno. */
+ * '*bp'.  The kernel lets us read SO_BUSY_POLL and SO_PREFER_BUSY_POLL but
+ * not SO_BUSY_POLL_BUDGET: the budget is the one we set.  Returns 0 or a
+ * positive errno. */
 int
 afxdp_xsk_get_busy_poll(const struct afxdp_xsk *xsk,
                         struct afxdp_busy_poll *bp)
 {
-    int usecs = 0, budget = 0, prefer = 0;
+    int usecs = 0, prefer = 0;
     socklen_t len = sizeof usecs;
 
-    if (getsockopt(xsk->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, &len)
-        || (len = sizeof budget,
-            getsockopt(xsk->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget,
-                       &len))
-        || (len = sizeof prefer,
-            getsockopt(xsk->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer,
-                       &len))) {
-        memset(bp, 0, sizeof *bp);
+    memset(bp, 0, sizeof *bp);
+    if (getsockopt(xsk->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, &len)) {
+        return errno;
+    }
+    len = sizeof prefer;
+    if (getsockopt(xsk->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer,
+                   &len)) {
         return errno;
     }
     bp->usecs = usecs;
-    bp->budget = budget;
     bp->prefer = prefer;
+    bp->budget = xsk->busy_poll_budget;
     return 0;
 }

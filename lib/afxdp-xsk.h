@@ -70,6 +70,8 @@ struct afxdp_xsk {
     /* Control path. */
     uint32_t queue_id;          /* Device rx queue it is bound to. */
     enum afxdp_xsk_mode mode_requested;  /* As asked. */
+    uint16_t busy_poll_budget;  /* SO_BUSY_POLL_BUDGET as set (the kernel
+                                 * has no getsockopt for it). */
     char *mode_reason;          /* Why not zero-copy although asked, or
                                  * NULL. */
     struct xsk_socket *socket;  /* libxdp's handle. */
