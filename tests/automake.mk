@@ -27,7 +27,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-macros.at \
 	tests/afxdp-system-basic.at \
 	tests/afxdp-system-openflow.at \
-	tests/afxdp-system-config.at
+	tests/afxdp-system-config.at \
+	tests/afxdp-system-queues.at
 
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \
