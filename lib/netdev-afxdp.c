@@ -88,7 +88,6 @@ COVERAGE_DEFINE(afxdp_rx_wakeup);
 COVERAGE_DEFINE(afxdp_tx_wakeup);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
-static struct vlog_rate_limit config_rl = VLOG_RATE_LIMIT_INIT(10, 60);
 
 /* Bytes the kernel keeps in front of a received packet in its frame
  * (XDP_PACKET_HEADROOM), which also leaves OVS room to push headers. */
@@ -153,6 +152,9 @@ static struct netdev_class afxdp_class_pmd;
 static struct netdev_class afxdp_class_nonpmd;
 
 static int netdev_afxdp_get_status(const struct netdev *, struct smap *);
+static int afxdp_device_n_rxq(const char *name);
+static int afxdp_plan_queues(const char *name, const struct afxdp_config *,
+                             int n_dev, char **errp);
 static int netdev_afxdp_set_mtu(struct netdev *, int mtu);
 static void netdev_afxdp_unixctl_show(struct unixctl_conn *, int argc,
                                       const char *argv[], void *aux);
@@ -309,10 +311,21 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     int error;
 
     error = afxdp_config_parse(netdev_get_name(netdev), args, &cfg, errp);
+    if (!error) {
+        /* The queue geometry depends on the device: check it here too, so
+         * that a bad one is reported like any bad value instead of failing
+         * the port in reconfigure. */
+        const char *name = netdev_get_name(netdev);
+
+        if (!afxdp_plan_queues(name, &cfg, afxdp_device_n_rxq(name),
+                               errp)) {
+            error = EINVAL;
+        }
+    }
     if (error) {
         /* OVS puts the message in the Interface's error column and logs
          * only "could not set configuration"; log what is wrong too. */
-        VLOG_WARN_RL(&config_rl, "%s", *errp);
+        VLOG_WARN("%s", *errp);
         return error;
     }
     if (!port) {
@@ -514,16 +527,16 @@ afxdp_port_open_sockets(struct afxdp_port *port, enum afxdp_xdp_mode xdp_mode,
     return 0;
 }
 
-/* Works out which device queues 'port' binds: sets 'port->start_queue' and
- * returns the number of queues, or 0 with a message in '*errp'. */
+/* Works out which device queues a port 'name' with configuration 'cfg'
+ * binds on a device with 'n_dev' rx queues (0 if unknown).  Returns the
+ * number of queues, or 0 with a message in '*errp'.  Pure: set_config uses
+ * it to reject a bad geometry, reconfigure to act on a good one. */
 static int
-afxdp_port_plan_queues(struct afxdp_port *port, char **errp)
+afxdp_plan_queues(const char *name, const struct afxdp_config *cfg,
+                  int n_dev, char **errp)
 {
-    const char *name = netdev_get_name(port->netdev);
-    const struct afxdp_config *cfg = &port->requested;
-    int n_dev = port->n_dev_rxq, start = cfg->start_queue, n, listed;
+    int start = cfg->start_queue, n;
 
-    port->start_queue = start;
     if (cfg->n_rxq) {
         n = cfg->n_rxq;
     } else if (n_dev > start) {
@@ -539,16 +552,22 @@ afxdp_port_plan_queues(struct afxdp_port *port, char **errp)
                               start + n - 1, n_dev, n_dev - 1);
         } else {
             *errp = xasprintf("%s: options:n_rxq=%d but the device has only "
-                              "%d rx queue(s)", name, n, n_dev);
+                              "%d rx queue%s", name, n, n_dev,
+                              n_dev > 1 ? "s" : "");
         }
         return 0;
     }
-    listed = afxdp_config_max_listed_queue(cfg);
-    if (listed >= n) {
-        *errp = xasprintf("%s: options:rxq-xsk-mode or rxq-busy-poll names "
-                          "queue %d but the port has %d rx queue(s)", name,
-                          listed, n);
-        return 0;
+    for (int q = n; q < AFXDP_CONFIG_MAX_RXQ; q++) {
+        const char *key = (cfg->rxq_mode[q] != AFXDP_XSK_DEFAULT
+                           ? "rxq-xsk-mode"
+                           : cfg->rxq_busy_poll[q] >= 0 ? "rxq-busy-poll"
+                           : NULL);
+        if (key) {
+            *errp = xasprintf("%s: options:%s names queue %d but the port "
+                              "has %d rx queue%s", name, key, q, n,
+                              n > 1 ? "s" : "");
+            return 0;
+        }
     }
     if (cfg->umem_frames && cfg->umem_frames < afxdp_config_min_frames(cfg,
                                                                        n)) {
@@ -635,7 +654,8 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         return error;
     }
     port->n_dev_rxq = afxdp_device_n_rxq(name);
-    n = afxdp_port_plan_queues(port, errp);
+    port->start_queue = cfg->start_queue;
+    n = afxdp_plan_queues(name, cfg, port->n_dev_rxq, errp);
     if (!n) {
         return EINVAL;
     }
