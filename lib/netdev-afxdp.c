@@ -18,9 +18,11 @@
  *   netdev-afxdp-pool  UMEM memory, frame allocator, frame accounting
  *   afxdp-xsk        AF_XDP sockets of a port sharing its UMEM
  *   afxdp-xdp        our XDP program: load, attach, XSKMAP
+ *   afxdp-stats      statistics, status, netdev-afxdp/show
  *
  * This file owns a port's life cycle (construct, set_config, reconfigure,
- * destruct), the receive and send fast paths, statistics and status.
+ * destruct) and the receive and send fast paths.  The state shared with
+ * afxdp-stats is in afxdp-port-private.h.
  *
  * Per-queue state.  lib/netdev-linux-private.h gives every afxdp netdev an
  * array 'tx_locks' of 'struct netdev_afxdp_tx_lock', a type it leaves to
@@ -60,6 +62,7 @@
 #include <xdp/xsk.h>
 
 #include "afxdp-config.h"
+#include "afxdp-port-private.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
 #include "coverage.h"
@@ -93,54 +96,6 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
  * (XDP_PACKET_HEADROOM), which also leaves OVS room to push headers. */
 #define AFXDP_RX_HEADROOM 256
 
-/* State of one queue of a port.  See the comment at the top. */
-struct netdev_afxdp_tx_lock {
-    PADDED_MEMBERS(CACHE_LINE_SIZE,
-        /* Receive half: used by the thread polling rx queue 'queue_id'. */
-        struct afxdp_xsk *xsk;                  /* The queue's socket. */
-        struct afxdp_pool *pool;                /* The port's UMEM. */
-        const struct afxdp_pool_layout *layout; /* Of 'pool'. */
-        uint32_t frame_size;                    /* Of 'pool'. */
-        atomic_uint64_t rx_packets;             /* Given to OVS. */
-        atomic_uint64_t rx_bytes;               /* Given to OVS. */
-        atomic_uint64_t rx_fill_starved;        /* Fill refills cut short
-                                                 * by an empty pool. */
-    );
-    PADDED_MEMBERS(CACHE_LINE_SIZE,
-        /* Send half: used by whoever sends on tx queue 'queue_id', under
-         * 'lock' when OVS says the queue is shared. */
-        struct ovs_spin lock;                   /* Serializes senders. */
-        atomic_uint64_t tx_packets;             /* Put on the tx ring. */
-        atomic_uint64_t tx_bytes;               /* Put on the tx ring. */
-        atomic_uint64_t tx_drop_no_frame;       /* Pool empty. */
-        atomic_uint64_t tx_drop_ring_full;      /* Tx ring full. */
-        atomic_uint64_t tx_drop_oversize;       /* Larger than a frame. */
-        atomic_uint64_t tx_kick_errors;         /* sendto() failures. */
-    );
-};
-
-/* Control-path state of a port. */
-struct afxdp_port {
-    struct hmap_node node;          /* In 'afxdp_ports', by netdev. */
-    struct netdev *netdev;          /* The netdev (not a reference). */
-
-    /* Guarded by the netdev_linux mutex of 'netdev'. */
-    struct afxdp_config requested;  /* From set_config. */
-    struct afxdp_config active;     /* In effect, valid if 'xsks'. */
-    int ifindex;                    /* Device index when configured. */
-    int n_dev_rxq;                  /* Device rx queues, 0 if unknown. */
-    int n_rxq;                      /* Queues bound, if 'xsks'. */
-    int start_queue;                /* First device queue bound. */
-    struct afxdp_pool *pool;        /* UMEM pool, or NULL. */
-    struct afxdp_xsk_set *xsks;     /* Sockets, or NULL. */
-    struct afxdp_xdp *xdp;          /* Our XDP program, or NULL. */
-    enum afxdp_mode mode_in_use;    /* Effective mode, if 'xsks'. */
-    char *zc_fallback;              /* Why zero-copy is not in use. */
-    char *error;                    /* Why the port is not working. */
-    atomic_int ifindex_for_signal;  /* 'ifindex' for the fatal signal
-                                     * hook, 0 if no program attached. */
-};
-
 static struct ovs_mutex afxdp_ports_mutex = OVS_MUTEX_INITIALIZER;
 static struct hmap afxdp_ports OVS_GUARDED_BY(afxdp_ports_mutex)
     = HMAP_INITIALIZER(&afxdp_ports);
@@ -151,19 +106,25 @@ static struct hmap afxdp_ports OVS_GUARDED_BY(afxdp_ports_mutex)
 static struct netdev_class afxdp_class_pmd;
 static struct netdev_class afxdp_class_nonpmd;
 
-static int netdev_afxdp_get_status(const struct netdev *, struct smap *);
+/* Returns the class lib/netdev-linux.c defines for 'netdev', of which
+ * 'netdev''s class is our copy. */
+const struct netdev_class *
+afxdp_port_orig_class(const struct netdev *netdev)
+{
+    return (netdev->netdev_class == &afxdp_class_pmd
+            ? &netdev_afxdp_class : &netdev_afxdp_nonpmd_class);
+}
+
 static int afxdp_device_n_rxq(const char *name);
 static int afxdp_plan_queues(const char *name, const struct afxdp_config *,
                              int n_dev, char **errp);
 static int netdev_afxdp_set_mtu(struct netdev *, int mtu);
-static void netdev_afxdp_unixctl_show(struct unixctl_conn *, int argc,
-                                      const char *argv[], void *aux);
 static void netdev_afxdp_fatal_hook(void *aux);
 static void afxdp_port_close(struct afxdp_port *port,
                              struct netdev_linux *dev)
     OVS_REQUIRES(dev->mutex);
 
-static struct afxdp_port *
+struct afxdp_port *
 afxdp_port_lookup(const struct netdev *netdev)
 {
     struct afxdp_port *port;
@@ -178,6 +139,30 @@ afxdp_port_lookup(const struct netdev *netdev)
     }
     ovs_mutex_unlock(&afxdp_ports_mutex);
     return NULL;
+}
+
+/* Returns an array of references to every afxdp netdev, or only to the one
+ * named 'name' if nonnull, and its size in '*n'.  The caller closes each
+ * netdev and frees the array. */
+struct netdev **
+afxdp_port_ref_all(const char *name, size_t *n)
+{
+    struct netdev **netdevs = NULL;
+    size_t allocated = 0;
+    struct afxdp_port *port;
+
+    *n = 0;
+    ovs_mutex_lock(&afxdp_ports_mutex);
+    HMAP_FOR_EACH (port, node, &afxdp_ports) {
+        if (!name || !strcmp(netdev_get_name(port->netdev), name)) {
+            if (*n >= allocated) {
+                netdevs = x2nrealloc(netdevs, &allocated, sizeof *netdevs);
+            }
+            netdevs[(*n)++] = netdev_ref(port->netdev);
+        }
+    }
+    ovs_mutex_unlock(&afxdp_ports_mutex);
+    return netdevs;
 }
 
 /* The netdev_class 'init' of both afxdp classes.  Called once per class
@@ -199,8 +184,7 @@ netdev_afxdp_init(void)
 
         afxdp_xdp_init();
         fatal_signal_add_hook(netdev_afxdp_fatal_hook, NULL, NULL, true);
-        unixctl_command_register("netdev-afxdp/show", "[port]", 0, 1,
-                                 netdev_afxdp_unixctl_show, NULL);
+        afxdp_stats_register_commands();
         ovsthread_once_done(&once);
     }
     return 0;
@@ -236,6 +220,8 @@ netdev_afxdp_construct(struct netdev *netdev_)
 
     port = xzalloc(sizeof *port);
     port->netdev = netdev_;
+    port->mutex = &dev->mutex;
+    port->queues = &dev->tx_locks;
     afxdp_config_init(&port->requested);
     atomic_init(&port->ifindex_for_signal, 0);
 
@@ -293,12 +279,10 @@ netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
 static int
 netdev_afxdp_set_mtu(struct netdev *netdev, int mtu)
 {
-    const struct netdev_class *orig
-        = (netdev->netdev_class == &afxdp_class_pmd
-           ? &netdev_afxdp_class : &netdev_afxdp_nonpmd_class);
     int error = netdev_afxdp_verify_mtu_size(netdev, mtu);
 
-    return error ? error : orig->set_mtu(netdev, mtu);
+    return error ? error : afxdp_port_orig_class(netdev)->set_mtu(netdev,
+                                                                     mtu);
 }
 
 int
@@ -394,25 +378,6 @@ afxdp_device_n_rxq(const char *name)
     }
     closedir(dir);
     return n;
-}
-
-/* Reads integer 'file' of device 'name' in sysfs, -1 if it cannot. */
-static long long int
-afxdp_device_sysfs_int(const char *name, const char *file)
-{
-    static const char sysfs_net[] = "/sys/class/net";
-    char *path = xasprintf("%s/%s/%s", sysfs_net, name, file);
-    long long int value = -1;
-    FILE *f = fopen(path, "r");
-
-    if (f) {
-        if (fscanf(f, "%lld", &value) != 1) {
-            value = -1;
-        }
-        fclose(f);
-    }
-    free(path);
-    return value;
 }
 
 /* Where to try to run the XDP program for the requested mode, in order. */
@@ -1097,383 +1062,6 @@ netdev_afxdp_rxq_construct(struct netdev_rxq *rxq_)
 void
 netdev_afxdp_rxq_destruct(struct netdev_rxq *rxq OVS_UNUSED)
 {
-}
-
-/* Statistics and status. */
-
-static uint64_t
-afxdp_counter_read(const atomic_uint64_t *c)
-{
-    uint64_t v;
-
-    atomic_read_relaxed(CONST_CAST(atomic_uint64_t *, c), &v);
-    return v;
-}
-
-int
-netdev_afxdp_get_stats(const struct netdev *netdev, struct netdev_stats *st)
-{
-    struct netdev_linux *dev = netdev_linux_cast(netdev);
-    struct afxdp_port *port = afxdp_port_lookup(netdev);
-
-    memset(st, 0, sizeof *st);
-    ovs_mutex_lock(&dev->mutex);
-    for (int i = 0; dev->tx_locks && i < netdev->n_rxq; i++) {
-        const struct netdev_afxdp_tx_lock *q = &dev->tx_locks[i];
-        struct xdp_statistics ks;
-
-        st->rx_packets += afxdp_counter_read(&q->rx_packets);
-        st->rx_bytes += afxdp_counter_read(&q->rx_bytes);
-        st->tx_packets += afxdp_counter_read(&q->tx_packets);
-        st->tx_bytes += afxdp_counter_read(&q->tx_bytes);
-        st->tx_dropped += (afxdp_counter_read(&q->tx_drop_no_frame)
-                           + afxdp_counter_read(&q->tx_drop_ring_full)
-                           + afxdp_counter_read(&q->tx_drop_oversize));
-        st->tx_errors += afxdp_counter_read(&q->tx_kick_errors);
-        if (port && port->xsks
-            && !afxdp_xsk_get_kernel_stats(q->xsk, &ks)) {
-            st->rx_dropped += ks.rx_dropped + ks.rx_ring_full;
-            st->rx_errors += ks.rx_invalid_descs;
-            st->tx_errors += ks.tx_invalid_descs;
-        }
-    }
-    ovs_mutex_unlock(&dev->mutex);
-    return 0;
-}
-
-/* Builder for custom statistics. */
-struct afxdp_stats_builder {
-    struct netdev_custom_counter *c;
-    size_t n, allocated;
-};
-
-static void OVS_PRINTF_FORMAT(3, 4)
-afxdp_stat(struct afxdp_stats_builder *b, uint64_t value,
-           const char *format, ...)
-{
-    va_list args;
-
-    if (b->n >= b->allocated) {
-        b->c = x2nrealloc(b->c, &b->allocated, sizeof *b->c);
-    }
-    va_start(args, format);
-    vsnprintf(b->c[b->n].name, NETDEV_CUSTOM_STATS_NAME_SIZE, format, args);
-    va_end(args);
-    b->c[b->n].value = value;
-    b->n++;
-}
-
-static void
-afxdp_port_frame_stats(struct afxdp_port *port, struct netdev_linux *dev,
-                       struct afxdp_stats_builder *b)
-    OVS_REQUIRES(dev->mutex)
-{
-    struct afxdp_xsk_ring_counts sum = { 0, 0, 0, 0 };
-    struct afxdp_pool_counts pc;
-    uint64_t accounted;
-
-    afxdp_pool_get_counts(port->pool, &pc);
-    for (int i = 0; i < port->xsks->n; i++) {
-        struct afxdp_xsk_ring_counts rc;
-
-        afxdp_xsk_get_ring_counts(port->xsks->xsks[i], &rc);
-        sum.fill += rc.fill;
-        sum.rx += rc.rx;
-        sum.tx += rc.tx;
-        sum.comp += rc.comp;
-    }
-    accounted = ((uint64_t) pc.n_free + pc.n_in_ovs + sum.fill + sum.rx
-                 + sum.tx + sum.comp);
-    afxdp_stat(b, pc.n_frames, "afxdp_frames_total");
-    afxdp_stat(b, pc.n_free, "afxdp_frames_free");
-    afxdp_stat(b, sum.fill, "afxdp_frames_fill");
-    afxdp_stat(b, sum.rx, "afxdp_frames_rx");
-    afxdp_stat(b, pc.n_in_ovs, "afxdp_frames_in_ovs");
-    afxdp_stat(b, sum.tx, "afxdp_frames_tx");
-    afxdp_stat(b, sum.comp, "afxdp_frames_comp");
-    afxdp_stat(b, accounted <= pc.n_frames ? pc.n_frames - accounted : 0,
-               "afxdp_frames_in_kernel");
-    (void) dev;
-}
-
-static void
-afxdp_port_custom_stats(struct afxdp_port *port, struct netdev_linux *dev,
-                        struct afxdp_stats_builder *b)
-    OVS_REQUIRES(dev->mutex)
-{
-    static const char *const xsk_names[] = {
-        "xsk_rx_dropped", "xsk_rx_invalid_descs", "xsk_tx_invalid_descs",
-        "xsk_rx_ring_full", "xsk_rx_fill_ring_empty", "xsk_tx_ring_empty",
-    };
-    uint64_t drops[5] = { 0, 0, 0, 0, 0 };
-    struct afxdp_xdp_stats ps;
-    int n = port->netdev->n_rxq;
-
-    if (!port->xsks || !dev->tx_locks) {
-        return;
-    }
-    afxdp_port_frame_stats(port, dev, b);
-    for (int i = 0; i < n; i++) {
-        const struct netdev_afxdp_tx_lock *q = &dev->tx_locks[i];
-
-        drops[0] += afxdp_counter_read(&q->tx_drop_no_frame);
-        drops[1] += afxdp_counter_read(&q->tx_drop_ring_full);
-        drops[2] += afxdp_counter_read(&q->tx_drop_oversize);
-        drops[3] += afxdp_counter_read(&q->tx_kick_errors);
-        drops[4] += afxdp_counter_read(&q->rx_fill_starved);
-    }
-    afxdp_stat(b, drops[0], "afxdp_tx_drop_no_frame");
-    afxdp_stat(b, drops[1], "afxdp_tx_drop_ring_full");
-    afxdp_stat(b, drops[2], "afxdp_tx_drop_oversize");
-    afxdp_stat(b, drops[3], "afxdp_tx_kick_errors");
-    afxdp_stat(b, drops[4], "afxdp_rx_fill_starved");
-
-    for (int i = 0; i < n; i++) {
-        struct xdp_statistics ks;
-        uint64_t v[6];
-
-        afxdp_xsk_get_kernel_stats(dev->tx_locks[i].xsk, &ks);
-        v[0] = ks.rx_dropped;
-        v[1] = ks.rx_invalid_descs;
-        v[2] = ks.tx_invalid_descs;
-        v[3] = ks.rx_ring_full;
-        v[4] = ks.rx_fill_ring_empty_descs;
-        v[5] = ks.tx_ring_empty_descs;
-        for (size_t k = 0; k < ARRAY_SIZE(xsk_names); k++) {
-            afxdp_stat(b, v[k], "rxq%d_%s", i, xsk_names[k]);
-        }
-    }
-
-    if (port->xdp && !afxdp_xdp_get_stats(port->xdp, &ps)) {
-        for (int k = 0; k < AFXDP_PROG_N_COUNTERS; k++) {
-            afxdp_stat(b, ps.counters[k], "%s", afxdp_xdp_counter_name(k));
-        }
-    }
-}
-
-int
-netdev_afxdp_get_custom_stats(const struct netdev *netdev,
-                              struct netdev_custom_stats *custom_stats)
-{
-    struct netdev_linux *dev = netdev_linux_cast(netdev);
-    struct afxdp_port *port = afxdp_port_lookup(netdev);
-    struct afxdp_stats_builder b = { NULL, 0, 0 };
-
-    if (port) {
-        ovs_mutex_lock(&dev->mutex);
-        afxdp_port_custom_stats(port, dev, &b);
-        ovs_mutex_unlock(&dev->mutex);
-    }
-    custom_stats->counters = b.c;
-    custom_stats->size = b.n;
-    return 0;
-}
-
-/* Adds to 'smap' the status of queue 'i' of a port, socket 'xsk'. */
-static void
-afxdp_queue_status(const struct afxdp_xsk *xsk, int i, struct smap *smap)
-{
-    struct afxdp_busy_poll bp;
-
-    smap_add_nocopy(smap, xasprintf("rxq%d-mode", i),
-                    xstrdup(xsk->zero_copy ? "zero-copy" : "copy"));
-    smap_add_nocopy(smap, xasprintf("rxq%d-mode-requested", i),
-                    xstrdup(afxdp_xsk_mode_to_string(xsk->mode_requested)));
-    if (xsk->mode_reason) {
-        smap_add_nocopy(smap, xasprintf("rxq%d-mode-reason", i),
-                        xstrdup(xsk->mode_reason));
-    }
-    smap_add_nocopy(smap, xasprintf("rxq%d-device-queue", i),
-                    xasprintf("%"PRIu32, xsk->queue_id));
-    /* Read back from the socket: what the kernel has, not what we asked. */
-    if (afxdp_xsk_get_busy_poll(xsk, &bp)) {
-        smap_add_nocopy(smap, xasprintf("rxq%d-busy-poll", i),
-                        xstrdup("unknown"));
-    } else if (!bp.usecs) {
-        smap_add_nocopy(smap, xasprintf("rxq%d-busy-poll", i),
-                        xstrdup("off"));
-    } else {
-        smap_add_nocopy(smap, xasprintf("rxq%d-busy-poll", i),
-                        xasprintf("usecs=%"PRIu32" budget=%"PRIu16
-                                  " prefer=%s", bp.usecs, bp.budget,
-                                  bp.prefer ? "true" : "false"));
-    }
-}
-
-/* Adds the device rx queues that 'port' does not bind, e.g. "0-1,4-7". */
-static void
-afxdp_port_unbound_status(const struct afxdp_port *port, struct smap *smap)
-{
-    int first = port->start_queue, last = first + port->netdev->n_rxq - 1;
-    struct ds s = DS_EMPTY_INITIALIZER;
-
-    if (first > 0) {
-        ds_put_format(&s, first > 1 ? "0-%d" : "0", first - 1);
-    }
-    if (port->n_dev_rxq > last + 1) {
-        ds_put_format(&s, "%s%d", s.length ? "," : "", last + 1);
-        if (port->n_dev_rxq > last + 2) {
-            ds_put_format(&s, "-%d", port->n_dev_rxq - 1);
-        }
-    }
-    if (s.length) {
-        smap_add(smap, "unbound-rx-queues", ds_cstr(&s));
-    }
-    ds_destroy(&s);
-}
-
-/* When some queue busy-polls in preferred mode, adds the device's NAPI
- * settings that preferred busy polling depends on. */
-static void
-afxdp_port_busy_poll_status(const struct afxdp_port *port, struct smap *smap)
-{
-    const char *name = netdev_get_name(port->netdev);
-    long long int defer, flush;
-    bool prefer = false;
-
-    for (int i = 0; i < port->xsks->n; i++) {
-        struct afxdp_busy_poll bp;
-
-        if (!afxdp_xsk_get_busy_poll(port->xsks->xsks[i], &bp)
-            && bp.usecs && bp.prefer) {
-            prefer = true;
-        }
-    }
-    if (!prefer) {
-        return;
-    }
-    defer = afxdp_device_sysfs_int(name, "napi_defer_hard_irqs");
-    flush = afxdp_device_sysfs_int(name, "gro_flush_timeout");
-    smap_add_format(smap, "napi-defer-hard-irqs", "%lld", defer);
-    smap_add_format(smap, "gro-flush-timeout", "%lld", flush);
-    if (defer <= 0 || flush <= 0) {
-        smap_add_format(smap, "busy-poll-note", "preferred busy polling "
-                        "needs /sys/class/net/%s/napi_defer_hard_irqs and "
-                        "gro_flush_timeout above 0, or the device's "
-                        "interrupts keep processing the queues", name);
-    }
-}
-
-static void
-afxdp_port_status(struct afxdp_port *port, struct netdev_linux *dev,
-                  struct smap *smap)
-    OVS_REQUIRES(dev->mutex)
-{
-    (void) dev;     /* Only for the lock annotation. */
-    const struct afxdp_config *cfg = port->xsks ? &port->active
-                                                : &port->requested;
-
-    smap_add(smap, "xdp-mode", afxdp_mode_to_string(cfg->xdp_mode));
-    if (port->error) {
-        smap_add(smap, "error", port->error);
-    }
-    if (!port->xsks) {
-        return;
-    }
-    smap_add(smap, "xdp-mode-in-use",
-             afxdp_mode_to_string(port->mode_in_use));
-    smap_add(smap, "xdp-attach", afxdp_xdp_attach_desc(port->xdp));
-    smap_add_format(smap, "xdp-prog-id", "%"PRIu32,
-                    afxdp_xdp_prog_id(port->xdp));
-    smap_add_format(smap, "n_rxq", "%d", port->netdev->n_rxq);
-    smap_add_format(smap, "start-queue", "%d", port->start_queue);
-    if (port->n_dev_rxq) {
-        smap_add_format(smap, "device-rx-queues", "%d", port->n_dev_rxq);
-    }
-    smap_add(smap, "use-need-wakeup",
-             cfg->use_need_wakeup ? "true" : "false");
-    smap_add_format(smap, "xsk-ring-size", "%"PRIu32, cfg->ring_size);
-    smap_add_format(smap, "umem-frames", "%"PRIu32,
-                    afxdp_config_n_frames(cfg, port->netdev->n_rxq));
-    smap_add_format(smap, "umem-numa", "%d",
-                    afxdp_pool_numa_id(port->pool));
-    afxdp_port_unbound_status(port, smap);
-    for (int i = 0; i < port->xsks->n; i++) {
-        afxdp_queue_status(port->xsks->xsks[i], i, smap);
-    }
-    afxdp_port_busy_poll_status(port, smap);
-    if (port->zc_fallback) {
-        smap_add(smap, "zero-copy-fallback", port->zc_fallback);
-    }
-}
-
-static int
-netdev_afxdp_get_status(const struct netdev *netdev, struct smap *smap)
-{
-    struct netdev_linux *dev = netdev_linux_cast(netdev);
-    struct afxdp_port *port = afxdp_port_lookup(netdev);
-    const struct netdev_class *orig
-        = (netdev->netdev_class == &afxdp_class_pmd
-           ? &netdev_afxdp_class : &netdev_afxdp_nonpmd_class);
-
-    /* Driver name and version, as for any Linux device. */
-    orig->get_status(netdev, smap);
-    if (port) {
-        ovs_mutex_lock(&dev->mutex);
-        afxdp_port_status(port, dev, smap);
-        ovs_mutex_unlock(&dev->mutex);
-    }
-    return 0;
-}
-
-/* Appends status and custom statistics of 'netdev' to 'ds'. */
-static void
-afxdp_port_show(struct netdev *netdev, struct ds *ds)
-{
-    struct netdev_custom_stats cs;
-    const struct smap_node **nodes;
-    struct smap status;
-
-    smap_init(&status);
-    netdev_afxdp_get_status(netdev, &status);
-    ds_put_format(ds, "%s:\n", netdev_get_name(netdev));
-    nodes = smap_sort(&status);
-    for (size_t i = 0; i < smap_count(&status); i++) {
-        ds_put_format(ds, "  %s: %s\n", nodes[i]->key, nodes[i]->value);
-    }
-    free(nodes);
-    smap_destroy(&status);
-
-    netdev_afxdp_get_custom_stats(netdev, &cs);
-    for (size_t i = 0; i < cs.size; i++) {
-        ds_put_format(ds, "  %s: %"PRIu64"\n", cs.counters[i].name,
-                      cs.counters[i].value);
-    }
-    netdev_free_custom_stats_counters(&cs);
-}
-
-static void
-netdev_afxdp_unixctl_show(struct unixctl_conn *conn, int argc,
-                          const char *argv[], void *aux OVS_UNUSED)
-{
-    struct netdev **netdevs = NULL;
-    size_t n = 0, allocated = 0;
-    struct afxdp_port *port;
-    struct ds ds = DS_EMPTY_INITIALIZER;
-
-    ovs_mutex_lock(&afxdp_ports_mutex);
-    HMAP_FOR_EACH (port, node, &afxdp_ports) {
-        if (argc < 2 || !strcmp(netdev_get_name(port->netdev), argv[1])) {
-            if (n >= allocated) {
-                netdevs = x2nrealloc(netdevs, &allocated, sizeof *netdevs);
-            }
-            netdevs[n++] = netdev_ref(port->netdev);
-        }
-    }
-    ovs_mutex_unlock(&afxdp_ports_mutex);
-
-    if (argc >= 2 && !n) {
-        unixctl_command_reply_error(conn, "no such afxdp port");
-        free(netdevs);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        afxdp_port_show(netdevs[i], &ds);
-        netdev_close(netdevs[i]);
-    }
-    free(netdevs);
-    unixctl_command_reply(conn, ds_cstr(&ds));
-    ds_destroy(&ds);
 }
 
 /* Removes our XDP programs from every device on exit or a fatal signal,

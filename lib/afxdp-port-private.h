@@ -1,0 +1,99 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef AFXDP_PORT_PRIVATE_H
+#define AFXDP_PORT_PRIVATE_H 1
+
+/* State of an afxdp port, shared by the provider's files:
+ *   lib/netdev-afxdp.c  life cycle, receive and send;
+ *   lib/afxdp-stats.c   statistics, status, netdev-afxdp/show.
+ * Not for other modules.  Locking is described at the top of
+ * lib/netdev-afxdp.c. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "afxdp-config.h"
+#include "afxdp-xdp.h"
+#include "afxdp-xsk.h"
+#include "netdev-afxdp-pool.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/thread.h"
+#include "ovs-atomic.h"
+#include "util.h"
+
+struct netdev;
+struct netdev_class;
+
+/* State of one queue of a port.  See the comment at the top. */
+struct netdev_afxdp_tx_lock {
+    PADDED_MEMBERS(CACHE_LINE_SIZE,
+        /* Receive half: used by the thread polling rx queue 'queue_id'. */
+        struct afxdp_xsk *xsk;                  /* The queue's socket. */
+        struct afxdp_pool *pool;                /* The port's UMEM. */
+        const struct afxdp_pool_layout *layout; /* Of 'pool'. */
+        uint32_t frame_size;                    /* Of 'pool'. */
+        atomic_uint64_t rx_packets;             /* Given to OVS. */
+        atomic_uint64_t rx_bytes;               /* Given to OVS. */
+        atomic_uint64_t rx_fill_starved;        /* Fill refills cut short
+                                                 * by an empty pool. */
+    );
+    PADDED_MEMBERS(CACHE_LINE_SIZE,
+        /* Send half: used by whoever sends on tx queue 'queue_id', under
+         * 'lock' when OVS says the queue is shared. */
+        struct ovs_spin lock;                   /* Serializes senders. */
+        atomic_uint64_t tx_packets;             /* Put on the tx ring. */
+        atomic_uint64_t tx_bytes;               /* Put on the tx ring. */
+        atomic_uint64_t tx_drop_no_frame;       /* Pool empty. */
+        atomic_uint64_t tx_drop_ring_full;      /* Tx ring full. */
+        atomic_uint64_t tx_drop_oversize;       /* Larger than a frame. */
+        atomic_uint64_t tx_kick_errors;         /* sendto() failures. */
+    );
+};
+
+/* Control-path state of a port. */
+struct afxdp_port {
+    struct hmap_node node;          /* In 'afxdp_ports', by netdev. */
+    struct netdev *netdev;          /* The netdev (not a reference). */
+    struct ovs_mutex *mutex;        /* The netdev_linux mutex of 'netdev',
+                                     * which guards the members below. */
+    struct netdev_afxdp_tx_lock **queues;   /* Its 'tx_locks' array. */
+
+    /* Guarded by the netdev_linux mutex of 'netdev'. */
+    struct afxdp_config requested;  /* From set_config. */
+    struct afxdp_config active;     /* In effect, valid if 'xsks'. */
+    int ifindex;                    /* Device index when configured. */
+    int n_dev_rxq;                  /* Device rx queues, 0 if unknown. */
+    int n_rxq;                      /* Queues bound, if 'xsks'. */
+    int start_queue;                /* First device queue bound. */
+    struct afxdp_pool *pool;        /* UMEM pool, or NULL. */
+    struct afxdp_xsk_set *xsks;     /* Sockets, or NULL. */
+    struct afxdp_xdp *xdp;          /* Our XDP program, or NULL. */
+    enum afxdp_mode mode_in_use;    /* Effective mode, if 'xsks'. */
+    char *zc_fallback;              /* Why zero-copy is not in use. */
+    char *error;                    /* Why the port is not working. */
+    atomic_int ifindex_for_signal;  /* 'ifindex' for the fatal signal
+                                     * hook, 0 if no program attached. */
+};
+
+struct afxdp_port *afxdp_port_lookup(const struct netdev *);
+struct netdev **afxdp_port_ref_all(const char *name, size_t *n);
+const struct netdev_class *afxdp_port_orig_class(const struct netdev *);
+void afxdp_stats_register_commands(void);
+
+struct smap;
+int netdev_afxdp_get_status(const struct netdev *, struct smap *);
+
+#endif /* afxdp-port-private.h */

@@ -1,0 +1,422 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* What an afxdp port reports: netdev statistics, custom statistics (frame
+ * accounting, drops, kernel XDP_STATISTICS, XDP program counters), the
+ * Interface status, and "ovs-appctl netdev-afxdp/show".  Control path
+ * only: everything here runs in the main thread and reads the fast path's
+ * counters with relaxed atomics. */
+
+#include <config.h>
+
+#include <errno.h>
+#include <linux/if_xdp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "afxdp-port-private.h"
+#include "netdev-afxdp.h"
+#include "netdev-provider.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/vlog.h"
+#include "smap.h"
+#include "unixctl.h"
+
+VLOG_DEFINE_THIS_MODULE(afxdp_stats);
+
+/* Reads integer 'file' of device 'name' in sysfs, -1 if it cannot. */
+static long long int
+afxdp_device_sysfs_int(const char *name, const char *file)
+{
+    static const char sysfs_net[] = "/sys/class/net";
+    char *path = xasprintf("%s/%s/%s", sysfs_net, name, file);
+    long long int value = -1;
+    FILE *f = fopen(path, "r");
+
+    if (f) {
+        if (fscanf(f, "%lld", &value) != 1) {
+            value = -1;
+        }
+        fclose(f);
+    }
+    free(path);
+    return value;
+}
+
+static uint64_t
+afxdp_counter_read(const atomic_uint64_t *c)
+{
+    uint64_t v;
+
+    atomic_read_relaxed(CONST_CAST(atomic_uint64_t *, c), &v);
+    return v;
+}
+
+int
+netdev_afxdp_get_stats(const struct netdev *netdev, struct netdev_stats *st)
+{
+    struct afxdp_port *port = afxdp_port_lookup(netdev);
+
+    memset(st, 0, sizeof *st);
+    if (!port) {
+        return ENODEV;
+    }
+    ovs_mutex_lock(port->mutex);
+    for (int i = 0; *port->queues && i < netdev->n_rxq; i++) {
+        const struct netdev_afxdp_tx_lock *q = &(*port->queues)[i];
+        struct xdp_statistics ks;
+
+        st->rx_packets += afxdp_counter_read(&q->rx_packets);
+        st->rx_bytes += afxdp_counter_read(&q->rx_bytes);
+        st->tx_packets += afxdp_counter_read(&q->tx_packets);
+        st->tx_bytes += afxdp_counter_read(&q->tx_bytes);
+        st->tx_dropped += (afxdp_counter_read(&q->tx_drop_no_frame)
+                           + afxdp_counter_read(&q->tx_drop_ring_full)
+                           + afxdp_counter_read(&q->tx_drop_oversize));
+        st->tx_errors += afxdp_counter_read(&q->tx_kick_errors);
+        if (port->xsks && !afxdp_xsk_get_kernel_stats(q->xsk, &ks)) {
+            st->rx_dropped += ks.rx_dropped + ks.rx_ring_full;
+            st->rx_errors += ks.rx_invalid_descs;
+            st->tx_errors += ks.tx_invalid_descs;
+        }
+    }
+    ovs_mutex_unlock(port->mutex);
+    return 0;
+}
+
+/* Builder for custom statistics. */
+struct afxdp_stats_builder {
+    struct netdev_custom_counter *c;
+    size_t n, allocated;
+};
+
+static void OVS_PRINTF_FORMAT(3, 4)
+afxdp_stat(struct afxdp_stats_builder *b, uint64_t value,
+           const char *format, ...)
+{
+    va_list args;
+
+    if (b->n >= b->allocated) {
+        b->c = x2nrealloc(b->c, &b->allocated, sizeof *b->c);
+    }
+    va_start(args, format);
+    vsnprintf(b->c[b->n].name, NETDEV_CUSTOM_STATS_NAME_SIZE, format, args);
+    va_end(args);
+    b->c[b->n].value = value;
+    b->n++;
+}
+
+static void
+afxdp_port_frame_stats(struct afxdp_port *port,
+                       struct afxdp_stats_builder *b)
+    OVS_REQUIRES(port->mutex)
+{
+    struct afxdp_xsk_ring_counts sum = { 0, 0, 0, 0 };
+    struct afxdp_pool_counts pc;
+    uint64_t accounted;
+
+    afxdp_pool_get_counts(port->pool, &pc);
+    for (int i = 0; i < port->xsks->n; i++) {
+        struct afxdp_xsk_ring_counts rc;
+
+        afxdp_xsk_get_ring_counts(port->xsks->xsks[i], &rc);
+        sum.fill += rc.fill;
+        sum.rx += rc.rx;
+        sum.tx += rc.tx;
+        sum.comp += rc.comp;
+    }
+    accounted = ((uint64_t) pc.n_free + pc.n_in_ovs + sum.fill + sum.rx
+                 + sum.tx + sum.comp);
+    afxdp_stat(b, pc.n_frames, "afxdp_frames_total");
+    afxdp_stat(b, pc.n_free, "afxdp_frames_free");
+    afxdp_stat(b, sum.fill, "afxdp_frames_fill");
+    afxdp_stat(b, sum.rx, "afxdp_frames_rx");
+    afxdp_stat(b, pc.n_in_ovs, "afxdp_frames_in_ovs");
+    afxdp_stat(b, sum.tx, "afxdp_frames_tx");
+    afxdp_stat(b, sum.comp, "afxdp_frames_comp");
+    afxdp_stat(b, accounted <= pc.n_frames ? pc.n_frames - accounted : 0,
+               "afxdp_frames_in_kernel");
+}
+
+static void
+afxdp_port_custom_stats(struct afxdp_port *port,
+                        struct afxdp_stats_builder *b)
+    OVS_REQUIRES(port->mutex)
+{
+    static const char *const xsk_names[] = {
+        "xsk_rx_dropped", "xsk_rx_invalid_descs", "xsk_tx_invalid_descs",
+        "xsk_rx_ring_full", "xsk_rx_fill_ring_empty", "xsk_tx_ring_empty",
+    };
+    uint64_t drops[5] = { 0, 0, 0, 0, 0 };
+    struct afxdp_xdp_stats ps;
+    int n = port->netdev->n_rxq;
+
+    const struct netdev_afxdp_tx_lock *queues = *port->queues;
+
+    if (!port->xsks || !queues) {
+        return;
+    }
+    afxdp_port_frame_stats(port, b);
+    for (int i = 0; i < n; i++) {
+        const struct netdev_afxdp_tx_lock *q = &queues[i];
+
+        drops[0] += afxdp_counter_read(&q->tx_drop_no_frame);
+        drops[1] += afxdp_counter_read(&q->tx_drop_ring_full);
+        drops[2] += afxdp_counter_read(&q->tx_drop_oversize);
+        drops[3] += afxdp_counter_read(&q->tx_kick_errors);
+        drops[4] += afxdp_counter_read(&q->rx_fill_starved);
+    }
+    afxdp_stat(b, drops[0], "afxdp_tx_drop_no_frame");
+    afxdp_stat(b, drops[1], "afxdp_tx_drop_ring_full");
+    afxdp_stat(b, drops[2], "afxdp_tx_drop_oversize");
+    afxdp_stat(b, drops[3], "afxdp_tx_kick_errors");
+    afxdp_stat(b, drops[4], "afxdp_rx_fill_starved");
+
+    for (int i = 0; i < n; i++) {
+        struct xdp_statistics ks;
+        uint64_t v[6];
+
+        afxdp_xsk_get_kernel_stats(queues[i].xsk, &ks);
+        v[0] = ks.rx_dropped;
+        v[1] = ks.rx_invalid_descs;
+        v[2] = ks.tx_invalid_descs;
+        v[3] = ks.rx_ring_full;
+        v[4] = ks.rx_fill_ring_empty_descs;
+        v[5] = ks.tx_ring_empty_descs;
+        for (size_t k = 0; k < ARRAY_SIZE(xsk_names); k++) {
+            afxdp_stat(b, v[k], "rxq%d_%s", i, xsk_names[k]);
+        }
+    }
+
+    if (port->xdp && !afxdp_xdp_get_stats(port->xdp, &ps)) {
+        for (int k = 0; k < AFXDP_PROG_N_COUNTERS; k++) {
+            afxdp_stat(b, ps.counters[k], "%s", afxdp_xdp_counter_name(k));
+        }
+    }
+}
+
+int
+netdev_afxdp_get_custom_stats(const struct netdev *netdev,
+                              struct netdev_custom_stats *custom_stats)
+{
+    struct afxdp_port *port = afxdp_port_lookup(netdev);
+    struct afxdp_stats_builder b = { NULL, 0, 0 };
+
+    if (port) {
+        ovs_mutex_lock(port->mutex);
+        afxdp_port_custom_stats(port, &b);
+        ovs_mutex_unlock(port->mutex);
+    }
+    custom_stats->counters = b.c;
+    custom_stats->size = b.n;
+    return 0;
+}
+
+/* Adds to 'smap' the status of queue 'i' of a port, socket 'xsk'. */
+static void
+afxdp_queue_status(const struct afxdp_xsk *xsk, int i, struct smap *smap)
+{
+    struct afxdp_busy_poll bp;
+
+    smap_add_nocopy(smap, xasprintf("rxq%d-mode", i),
+                    xstrdup(xsk->zero_copy ? "zero-copy" : "copy"));
+    smap_add_nocopy(smap, xasprintf("rxq%d-mode-requested", i),
+                    xstrdup(afxdp_xsk_mode_to_string(xsk->mode_requested)));
+    if (xsk->mode_reason) {
+        smap_add_nocopy(smap, xasprintf("rxq%d-mode-reason", i),
+                        xstrdup(xsk->mode_reason));
+    }
+    smap_add_nocopy(smap, xasprintf("rxq%d-device-queue", i),
+                    xasprintf("%"PRIu32, xsk->queue_id));
+    /* Read back from the socket: what the kernel has, not what we asked. */
+    if (afxdp_xsk_get_busy_poll(xsk, &bp)) {
+        smap_add_nocopy(smap, xasprintf("rxq%d-busy-poll", i),
+                        xstrdup("unknown"));
+    } else if (!bp.usecs) {
+        smap_add_nocopy(smap, xasprintf("rxq%d-busy-poll", i),
+                        xstrdup("off"));
+    } else {
+        smap_add_nocopy(smap, xasprintf("rxq%d-busy-poll", i),
+                        xasprintf("usecs=%"PRIu32" budget=%"PRIu16
+                                  " prefer=%s", bp.usecs, bp.budget,
+                                  bp.prefer ? "true" : "false"));
+    }
+}
+
+/* Adds the device rx queues that 'port' does not bind, e.g. "0-1,4-7". */
+static void
+afxdp_port_unbound_status(const struct afxdp_port *port, struct smap *smap)
+{
+    int first = port->start_queue, last = first + port->netdev->n_rxq - 1;
+    struct ds s = DS_EMPTY_INITIALIZER;
+
+    if (first > 0) {
+        ds_put_format(&s, first > 1 ? "0-%d" : "0", first - 1);
+    }
+    if (port->n_dev_rxq > last + 1) {
+        ds_put_format(&s, "%s%d", s.length ? "," : "", last + 1);
+        if (port->n_dev_rxq > last + 2) {
+            ds_put_format(&s, "-%d", port->n_dev_rxq - 1);
+        }
+    }
+    if (s.length) {
+        smap_add(smap, "unbound-rx-queues", ds_cstr(&s));
+    }
+    ds_destroy(&s);
+}
+
+/* When some queue busy-polls in preferred mode, adds the device's NAPI
+ * settings that preferred busy polling depends on. */
+static void
+afxdp_port_busy_poll_status(const struct afxdp_port *port, struct smap *smap)
+{
+    const char *name = netdev_get_name(port->netdev);
+    long long int defer, flush;
+    bool prefer = false;
+
+    for (int i = 0; i < port->xsks->n; i++) {
+        struct afxdp_busy_poll bp;
+
+        if (!afxdp_xsk_get_busy_poll(port->xsks->xsks[i], &bp)
+            && bp.usecs && bp.prefer) {
+            prefer = true;
+        }
+    }
+    if (!prefer) {
+        return;
+    }
+    defer = afxdp_device_sysfs_int(name, "napi_defer_hard_irqs");
+    flush = afxdp_device_sysfs_int(name, "gro_flush_timeout");
+    smap_add_format(smap, "napi-defer-hard-irqs", "%lld", defer);
+    smap_add_format(smap, "gro-flush-timeout", "%lld", flush);
+    if (defer <= 0 || flush <= 0) {
+        smap_add_format(smap, "busy-poll-note", "preferred busy polling "
+                        "needs /sys/class/net/%s/napi_defer_hard_irqs and "
+                        "gro_flush_timeout above 0, or the device's "
+                        "interrupts keep processing the queues", name);
+    }
+}
+
+static void
+afxdp_port_status(struct afxdp_port *port, struct smap *smap)
+    OVS_REQUIRES(port->mutex)
+{
+    const struct afxdp_config *cfg = port->xsks ? &port->active
+                                                : &port->requested;
+
+    smap_add(smap, "xdp-mode", afxdp_mode_to_string(cfg->xdp_mode));
+    if (port->error) {
+        smap_add(smap, "error", port->error);
+    }
+    if (!port->xsks) {
+        return;
+    }
+    smap_add(smap, "xdp-mode-in-use",
+             afxdp_mode_to_string(port->mode_in_use));
+    smap_add(smap, "xdp-attach", afxdp_xdp_attach_desc(port->xdp));
+    smap_add_format(smap, "xdp-prog-id", "%"PRIu32,
+                    afxdp_xdp_prog_id(port->xdp));
+    smap_add_format(smap, "n_rxq", "%d", port->netdev->n_rxq);
+    smap_add_format(smap, "start-queue", "%d", port->start_queue);
+    if (port->n_dev_rxq) {
+        smap_add_format(smap, "device-rx-queues", "%d", port->n_dev_rxq);
+    }
+    smap_add(smap, "use-need-wakeup",
+             cfg->use_need_wakeup ? "true" : "false");
+    smap_add_format(smap, "xsk-ring-size", "%"PRIu32, cfg->ring_size);
+    smap_add_format(smap, "umem-frames", "%"PRIu32,
+                    afxdp_config_n_frames(cfg, port->netdev->n_rxq));
+    smap_add_format(smap, "umem-numa", "%d",
+                    afxdp_pool_numa_id(port->pool));
+    afxdp_port_unbound_status(port, smap);
+    for (int i = 0; i < port->xsks->n; i++) {
+        afxdp_queue_status(port->xsks->xsks[i], i, smap);
+    }
+    afxdp_port_busy_poll_status(port, smap);
+    if (port->zc_fallback) {
+        smap_add(smap, "zero-copy-fallback", port->zc_fallback);
+    }
+}
+
+int
+netdev_afxdp_get_status(const struct netdev *netdev, struct smap *smap)
+{
+    struct afxdp_port *port = afxdp_port_lookup(netdev);
+
+    /* Driver name and version, as for any Linux device. */
+    afxdp_port_orig_class(netdev)->get_status(netdev, smap);
+    if (port) {
+        ovs_mutex_lock(port->mutex);
+        afxdp_port_status(port, smap);
+        ovs_mutex_unlock(port->mutex);
+    }
+    return 0;
+}
+
+/* Appends status and custom statistics of 'netdev' to 'ds'. */
+static void
+afxdp_port_show(struct netdev *netdev, struct ds *ds)
+{
+    struct netdev_custom_stats cs;
+    const struct smap_node **nodes;
+    struct smap status;
+
+    smap_init(&status);
+    netdev_afxdp_get_status(netdev, &status);
+    ds_put_format(ds, "%s:\n", netdev_get_name(netdev));
+    nodes = smap_sort(&status);
+    for (size_t i = 0; i < smap_count(&status); i++) {
+        ds_put_format(ds, "  %s: %s\n", nodes[i]->key, nodes[i]->value);
+    }
+    free(nodes);
+    smap_destroy(&status);
+
+    netdev_afxdp_get_custom_stats(netdev, &cs);
+    for (size_t i = 0; i < cs.size; i++) {
+        ds_put_format(ds, "  %s: %"PRIu64"\n", cs.counters[i].name,
+                      cs.counters[i].value);
+    }
+    netdev_free_custom_stats_counters(&cs);
+}
+
+static void
+afxdp_stats_unixctl_show(struct unixctl_conn *conn, int argc,
+                         const char *argv[], void *aux OVS_UNUSED)
+{
+    struct ds ds = DS_EMPTY_INITIALIZER;
+    struct netdev **netdevs;
+    size_t n;
+
+    netdevs = afxdp_port_ref_all(argc >= 2 ? argv[1] : NULL, &n);
+    if (argc >= 2 && !n) {
+        unixctl_command_reply_error(conn, "no such afxdp port");
+        free(netdevs);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        afxdp_port_show(netdevs[i], &ds);
+        netdev_close(netdevs[i]);
+    }
+    free(netdevs);
+    unixctl_command_reply(conn, ds_cstr(&ds));
+    ds_destroy(&ds);
+}
+
+void
+afxdp_stats_register_commands(void)
+{
+    unixctl_command_register("netdev-afxdp/show", "[port]", 0, 1,
+                             afxdp_stats_unixctl_show, NULL);
+}
