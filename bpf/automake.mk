@@ -4,7 +4,7 @@
 
 BPF_SRC = bpf/afxdp.bpf.c
 BPF_HDRS = \
-	$(sort $(patsubst $(srcdir)/%,%,$(filter-out %.skel.h,$(wildcard $(srcdir)/bpf/*.h))))
+	$(sort $(patsubst $(srcdir)/%,%,$(filter-out %.skel.h $(srcdir)/$(BENCH_BPF_HDR),$(wildcard $(srcdir)/bpf/*.h))))
 BPF_OBJ = bpf/afxdp.bpf.o
 BPF_SKEL = bpf/afxdp.skel.h
 
@@ -34,6 +34,34 @@ BPF_CLANG_FORMAT_STYLE = {BasedOnStyle: LLVM, IndentWidth: 8, UseTab: Always, \
 	AllowShortBlocksOnASingleLine: Never, IndentCaseLabels: false, \
 	ColumnLimit: 80, SortIncludes: Never, ReflowComments: false}
 
+# The benchmark's XDP programs (utilities/ovs-afxdp-bench): each
+# bpf/afxdp-NAME.bpf.c becomes bpf/afxdp-NAME.bpf.o and a skeleton
+# bpf/afxdp-NAME.skel.h (functions afxdp_NAME_bpf__*), which
+# utilities/afxdp-bench-xdp includes (utilities/automake.mk).
+BENCH_BPF_SRC = \
+	bpf/afxdp-pktgen.bpf.c \
+	bpf/afxdp-redirect.bpf.c \
+	bpf/afxdp-sink.bpf.c
+BENCH_BPF_HDR = bpf/afxdp-bench.h
+BENCH_BPF_OBJ = $(BENCH_BPF_SRC:.bpf.c=.bpf.o)
+BENCH_BPF_SKEL = $(BENCH_BPF_SRC:.bpf.c=.skel.h)
+
+# (BPF_HDRS leaves out BENCH_BPF_HDR, so that the provider's program does
+# not depend on it.)
+EXTRA_DIST += $(BENCH_BPF_SRC) $(BENCH_BPF_HDR)
+CLEANFILES += $(BENCH_BPF_OBJ) $(BENCH_BPF_SKEL)
+
+# (Kept, not removed by make as intermediate files.)
+.SECONDARY: $(BENCH_BPF_OBJ)
+bpf/afxdp-%.bpf.o: bpf/afxdp-%.bpf.c $(BENCH_BPF_HDR)
+	@$(MKDIR_P) bpf
+	$(AM_V_GEN)$(CLANG) $(BPF_CFLAGS) -I$(srcdir) -c $< -o $@.tmp \
+	  && mv $@.tmp $@
+
+bpf/afxdp-%.skel.h: bpf/afxdp-%.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name afxdp_$*_bpf > $@.tmp \
+	  && mv $@.tmp $@
+
 .PHONY: check-style-bpf
 check-style-bpf:
 	@if test -z '$(CLANG_FORMAT)'; then \
@@ -41,7 +69,7 @@ check-style-bpf:
 	  exit 0; \
 	fi; \
 	status=0; \
-	for f in $(BPF_SRC); do \
+	for f in $(BPF_SRC) $(BENCH_BPF_SRC); do \
 	  echo "  CLANG-FORMAT $$f"; \
 	  $(CLANG_FORMAT) --style='$(BPF_CLANG_FORMAT_STYLE)' --dry-run \
 	    --Werror $(srcdir)/$$f || status=1; \

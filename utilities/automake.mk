@@ -16,3 +16,53 @@ sandbox: all
 	  abs_top_srcdir='$(abs_top_srcdir)' \
 	  abs_top_builddir='$(abs_top_builddir)' \
 	  $(abs_top_srcdir)/utilities/ovs-afxdp-sandbox $(SANDBOXFLAGS)
+
+# The benchmark: utilities/ovs-afxdp-bench runs it ("make bench"; extra
+# arguments in BENCHFLAGS, e.g. make bench BENCHFLAGS='--reps 1').  It
+# needs utilities/afxdp-bench-xdp, its traffic generator, sink and XDP
+# redirect, which is plain C on libbpf (not part of OVS) and includes the
+# skeletons of the benchmark's XDP programs (bpf/automake.mk).  It is built
+# by "make", so that a change that breaks it shows at once.
+# Documentation/topics/benchmark.rst explains the benchmark.
+BENCH_XDP = utilities/afxdp-bench-xdp
+BENCH_XDP_CFLAGS = -Wall -Wextra
+
+EXTRA_DIST += utilities/ovs-afxdp-bench utilities/afxdp-bench-xdp.c
+CLEANFILES += $(BENCH_XDP)
+
+all-local: $(BENCH_XDP)
+
+$(BENCH_XDP): utilities/afxdp-bench-xdp.c $(BENCH_BPF_HDR) $(BENCH_BPF_SKEL)
+	@$(MKDIR_P) utilities
+	$(AM_V_GEN)$(CC) $(BENCH_XDP_CFLAGS) $(CPPFLAGS) -I. -I$(srcdir) \
+	  $(CFLAGS) -o $@ $(srcdir)/utilities/afxdp-bench-xdp.c $(LDFLAGS) \
+	  -lbpf -lm
+
+.PHONY: bench
+bench: all
+	cd $(abs_top_builddir) && \
+	  OVS_BUILDDIR='$(OVS_BUILDDIR)' \
+	  abs_top_srcdir='$(abs_top_srcdir)' \
+	  abs_top_builddir='$(abs_top_builddir)' \
+	  $(abs_top_srcdir)/utilities/ovs-afxdp-bench $(BENCHFLAGS)
+
+# Our checkers cover afxdp-bench-xdp too: checkpatch.py (make check-style)
+# and the warnings of check-warnings, by gcc and clang, without OVS's flags
+# (it does not use OVS).
+check-style: check-style-bench
+check-warnings: check-warnings-bench
+.PHONY: check-style-bench check-warnings-bench
+check-style-bench: ovs-unpack
+	@echo "  CHECKPATCH utilities/afxdp-bench-xdp.c"; \
+	$(PYTHON3) $(OVS_SRCDIR)/utilities/checkpatch.py -q -f \
+	  $(srcdir)/utilities/afxdp-bench-xdp.c
+
+check-warnings-bench: $(BENCH_BPF_SKEL)
+	@set -e; \
+	f=utilities/afxdp-bench-xdp.c; \
+	echo "  CC       $$f"; \
+	$(CC) $(AFXDP_WARNING_FLAGS) -I. -I$(srcdir) -O2 -c -o /dev/null \
+	  $(srcdir)/$$f; \
+	echo "  CLANG    $$f"; \
+	$(CLANG) $(AFXDP_WARNING_FLAGS) -I. -I$(srcdir) -fsyntax-only \
+	  $(srcdir)/$$f
