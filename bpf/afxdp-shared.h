@@ -13,6 +13,8 @@ enum afxdp_prog_counter {
     AFXDP_PROG_REDIRECTED,      /* Handed to an AF_XDP socket. */
     AFXDP_PROG_NO_SOCKET,       /* No socket on that queue: XDP_PASS. */
     AFXDP_PROG_QUEUE_RANGE,     /* rx_queue_index >= AFXDP_MAX_QUEUES. */
+    AFXDP_PROG_HINTS_FAILED,    /* No room for XDP hints in front of the
+                                 * frame: sent on without them. */
     AFXDP_PROG_N_COUNTERS
 };
 

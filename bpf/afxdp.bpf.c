@@ -8,15 +8,56 @@
  * continues to the kernel network stack.  Each decision is counted in the
  * per-CPU array 'afxdp_stats', indexed by enum afxdp_prog_counter.
  *
+ * With the 'hints_mode' knob on, the program writes XDP hints in front of
+ * each frame it redirects (bpf/afxdp-hints.h): a receive timestamp and, in
+ * XDP_HINTS_TS_HASH mode, the device's rx hash and VLAN tag, ending with the
+ * BTF id of the layout.  Frames passed to the kernel stack are left as they
+ * are.
+ *
+ * The object holds the program twice.  afxdp_ovs_redir is the one loaded
+ * normally (through libxdp, native or generic); its timestamps come from
+ * the kernel's clock.  afxdp_ovs_dev also asks the driver for its metadata
+ * through the RX metadata kfuncs; the kernel refuses to load a program
+ * that calls them ("metadata kfuncs require device-bound program") unless
+ * it is loaded device-bound (for one device, BPF_F_XDP_DEV_BOUND_ONLY),
+ * which only attaches in native mode.  Userspace loads one or the other.
+ *
  * Userspace (lib/afxdp-xdp.c) recognises a program of ours left behind by a
- * dead ovs-vswitchd by its name, so the function name below must stay unique
- * and no longer than 15 characters (the kernel keeps only that many).
+ * dead ovs-vswitchd by its name, so the two function names below must stay
+ * unique and no longer than 15 characters (the kernel keeps only that many).
  */
+#include <stdbool.h>
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <xdp/xdp_helpers.h>
 
+#include "bpf/afxdp-hints.h"
 #include "bpf/afxdp-shared.h"
+
+/* Knob, set by userspace (lib/afxdp-xdp.c) before the program is loaded
+ * (the verifier then drops the code it turns off): enum xdp_hints_mode. */
+const volatile __u32 hints_mode = XDP_HINTS_OFF;
+
+/* What the device hashed over (kernel ABI: its enum xdp_rss_hash_type).
+ * libbpf checks an extern kfunc's prototype against the kernel's, and a
+ * pointer to an enum must stay a pointer to an enum; the name and the
+ * values do not matter to it (the values are XDP_HINTS_HASH_*). */
+enum afxdp_rss_hash_type {
+	AFXDP_RSS_NONE = 0,
+};
+
+/* RX metadata kfuncs (Linux 6.3; rx_vlan_tag 6.8), called by afxdp_ovs_dev
+ * only.  Weak, so that libbpf still loads afxdp_ovs_redir from this object
+ * on a kernel that lacks them. */
+extern int bpf_xdp_metadata_rx_timestamp(const struct xdp_md *ctx,
+					 __u64 *timestamp) __ksym __weak;
+extern int
+bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash,
+			 enum afxdp_rss_hash_type *rss_type) __ksym __weak;
+extern int bpf_xdp_metadata_rx_vlan_tag(const struct xdp_md *ctx,
+					__be16 *vlan_proto,
+					__u16 *vlan_tci) __ksym __weak;
 
 /* rx queue id -> AF_XDP socket, filled in by userspace. */
 struct {
@@ -51,8 +92,103 @@ static __always_inline void afxdp_count(__u32 idx)
 		*counter += 1;
 }
 
-SEC("xdp")
-int afxdp_ovs_redir(struct xdp_md *ctx)
+/* Receive timestamp into '*ts', and the XDP_HINTS_F_* bits saying where
+ * it came from.  A driver that implements the kfunc but had no timestamp
+ * for this frame may still return 0, with a zero timestamp (veth does):
+ * zero counts as none. */
+static __always_inline __u32 afxdp_hints_timestamp(struct xdp_md *ctx,
+						   const bool kfuncs, __u64 *ts)
+{
+	__u64 dev_ts = 0;
+
+	if (kfuncs && !bpf_xdp_metadata_rx_timestamp(ctx, &dev_ts) && dev_ts) {
+		*ts = dev_ts;
+		return XDP_HINTS_F_TIMESTAMP | XDP_HINTS_F_TS_DEVICE;
+	}
+	*ts = bpf_ktime_get_ns();
+	return XDP_HINTS_F_TIMESTAMP;
+}
+
+static __always_inline int afxdp_hints_ts(struct xdp_md *ctx, const bool kfuncs)
+{
+	struct xdp_hints_ts *h;
+	void *data;
+	__u64 ts;
+	__u32 flags;
+
+	flags = afxdp_hints_timestamp(ctx, kfuncs, &ts);
+	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof *h))
+		return -1;
+	h = (void *)(long)ctx->data_meta;
+	data = (void *)(long)ctx->data;
+	if ((void *)(h + 1) > data)
+		return -1;
+
+	h->rx_timestamp = ts;
+	h->flags = flags;
+	h->btf_id = bpf_core_type_id_local(struct xdp_hints_ts);
+	return 0;
+}
+
+static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
+					       const bool kfuncs)
+{
+	enum afxdp_rss_hash_type hash_type = 0;
+	struct xdp_hints_ts_hash *h;
+	__u16 vlan_tci = 0;
+	__be16 vlan_proto = 0;
+	__u32 hash = 0;
+	void *data;
+	__u64 ts;
+	__u32 flags;
+
+	flags = afxdp_hints_timestamp(ctx, kfuncs, &ts);
+	if (kfuncs) {
+		if (!bpf_xdp_metadata_rx_hash(ctx, &hash, &hash_type))
+			flags |= XDP_HINTS_F_HASH;
+		if (!bpf_xdp_metadata_rx_vlan_tag(ctx, &vlan_proto, &vlan_tci))
+			flags |= XDP_HINTS_F_VLAN;
+	}
+	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof *h))
+		return -1;
+	h = (void *)(long)ctx->data_meta;
+	data = (void *)(long)ctx->data;
+	if ((void *)(h + 1) > data)
+		return -1;
+
+	h->rx_timestamp = ts;
+	h->rx_hash = hash;
+	h->hash_type = hash_type;
+	h->vlan_tci = vlan_tci;
+	h->vlan_proto = vlan_proto;
+	h->flags = flags;
+	h->reserved = 0;
+	h->btf_id = bpf_core_type_id_local(struct xdp_hints_ts_hash);
+	return 0;
+}
+
+/* Writes the hints 'hints_mode' asks for in front of the frame.  When the
+ * driver leaves no room for them (bpf_xdp_adjust_meta() fails: too little
+ * headroom, or no metadata support), counts it; the frame goes on without
+ * hints. */
+static __always_inline void afxdp_hints(struct xdp_md *ctx, const bool kfuncs)
+{
+	int ret;
+
+	if (hints_mode == XDP_HINTS_TS)
+		ret = afxdp_hints_ts(ctx, kfuncs);
+	else if (hints_mode == XDP_HINTS_TS_HASH)
+		ret = afxdp_hints_ts_hash(ctx, kfuncs);
+	else
+		return;
+
+	if (ret)
+		afxdp_count(AFXDP_PROG_HINTS_FAILED);
+}
+
+/* The program's body: 'kfuncs' is a constant, true only in the
+ * device-bound afxdp_ovs_dev. */
+static __always_inline int afxdp_redirect(struct xdp_md *ctx, const bool kfuncs)
 {
 	__u32 queue = ctx->rx_queue_index;
 	long action;
@@ -69,12 +205,29 @@ int afxdp_ovs_redir(struct xdp_md *ctx)
 	 * socket be removed concurrently.
 	 */
 	action = bpf_redirect_map(&xsks_map, queue, XDP_PASS);
-	if (action == XDP_REDIRECT)
+	if (action == XDP_REDIRECT) {
+		/* The redirect happens after we return, with the frame as
+		 * we leave it: hints written now go along. */
+		afxdp_hints(ctx, kfuncs);
 		afxdp_count(AFXDP_PROG_REDIRECTED);
-	else
+	} else {
 		afxdp_count(AFXDP_PROG_NO_SOCKET);
+	}
 
 	return action;
+}
+
+SEC("xdp")
+int afxdp_ovs_redir(struct xdp_md *ctx)
+{
+	return afxdp_redirect(ctx, false);
+}
+
+/* Loaded only device-bound, in native mode, when hints are on. */
+SEC("xdp")
+int afxdp_ovs_dev(struct xdp_md *ctx)
+{
+	return afxdp_redirect(ctx, true);
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

@@ -20,6 +20,7 @@
  * them at run time with an errno that the caller reports. */
 
 #include <sys/socket.h>
+#include <linux/bpf.h>
 
 #ifndef SO_BUSY_POLL
 #define SO_BUSY_POLL 46             /* Linux 3.11. */
@@ -30,5 +31,22 @@
 #ifndef SO_BUSY_POLL_BUDGET
 #define SO_BUSY_POLL_BUDGET 70      /* Linux 5.11. */
 #endif
+
+/* Loads an XDP program for one device (prog_ifindex) without offloading
+ * it, so that it may call the driver's RX metadata kfuncs.  Linux 6.3. */
+#ifndef BPF_F_XDP_DEV_BOUND_ONLY
+#define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
+#endif
+
+/* Generic netlink family "netdev" (<linux/netdev.h>, Linux 6.3): what a
+ * device's driver implements.  Only what we use. */
+#define AFXDP_NETDEV_GENL_NAME "netdev"
+#define AFXDP_NETDEV_GENL_VERSION 1
+#define AFXDP_NETDEV_CMD_DEV_GET 1
+#define AFXDP_NETDEV_A_DEV_IFINDEX 1                    /* u32. */
+#define AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5   /* u64, Linux 6.3. */
+#define AFXDP_NETDEV_XDP_RX_METADATA_TIMESTAMP (1 << 0)
+#define AFXDP_NETDEV_XDP_RX_METADATA_HASH (1 << 1)
+#define AFXDP_NETDEV_XDP_RX_METADATA_VLAN_TAG (1 << 2)  /* Linux 6.8. */
 
 #endif /* afxdp-compat.h */

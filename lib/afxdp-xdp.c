@@ -20,8 +20,15 @@
  * Map file descriptors come from the skeleton once libxdp has loaded the
  * object, and stay owned by it.
  *
+ * With XDP hints in native mode the object's other program, afxdp_ovs_dev,
+ * may be loaded instead: device-bound, and attached with libbpf alone
+ * (libxdp 1.3 knows nothing of device-bound programs, and its dispatcher
+ * could not run one: a device-bound program can be neither an extension
+ * program nor extended).
+ *
  * Programs of ours are recognised on a device by their kernel name, which is
- * the name of the XDP function in bpf/afxdp.bpf.c (AFXDP_XDP_PROG_NAME). */
+ * the name of the XDP function in bpf/afxdp.bpf.c (AFXDP_XDP_PROG_NAME and
+ * AFXDP_XDP_DEV_PROG_NAME). */
 
 #include <config.h>
 
@@ -37,9 +44,15 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/genetlink.h>
 #include <xdp/libxdp.h>
 
+#include "afxdp-compat.h"
 #include "bpf/afxdp.skel.h"
+#include "netlink.h"
+#include "netlink-socket.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/ofpbuf.h"
 #include "openvswitch/vlog.h"
 #include "ovs-thread.h"
 #include "util.h"
@@ -51,6 +64,10 @@ VLOG_DEFINE_THIS_MODULE(afxdp_xdp);
  * renaming one without the other does not compile.  The kernel keeps 15
  * characters of a program name; this one fits. */
 #define AFXDP_XDP_PROG_NAME "afxdp_ovs_redir"
+
+/* Kernel name of the device-bound variant, likewise the skeleton's
+ * 'progs' member of that name. */
+#define AFXDP_XDP_DEV_PROG_NAME "afxdp_ovs_dev"
 
 /* Kernel name of libxdp's multi-program dispatcher. */
 #define AFXDP_XDP_DISPATCHER_NAME "xdp_dispatcher"
@@ -64,9 +81,13 @@ struct afxdp_xdp {
     int ifindex;                /* Device the program is attached to. */
     enum afxdp_xdp_mode mode;   /* Mode it is attached in. */
     bool dispatcher;            /* Runs inside libxdp's dispatcher. */
+    bool dev_bound;             /* afxdp_ovs_dev, attached by libbpf. */
+    enum xdp_hints_mode hints;  /* Value of the program's hints_mode. */
+    char *hints_desc;           /* afxdp_xdp_hints_desc(). */
     uint32_t prog_id;           /* Kernel id of our program. */
     struct afxdp_bpf *skel;     /* Owns the BPF object and its maps. */
-    struct xdp_program *prog;   /* libxdp's handle on the skeleton's prog. */
+    struct xdp_program *prog;   /* libxdp's handle on the skeleton's prog;
+                                 * NULL when 'dev_bound'. */
     int xsks_map_fd;            /* 'xsks_map', owned by 'skel'. */
     int stats_fd;               /* 'afxdp_stats', owned by 'skel'. */
 };
@@ -76,6 +97,7 @@ static const char *const counter_names[] = {
     [AFXDP_PROG_REDIRECTED] = "xdp_redirected",
     [AFXDP_PROG_NO_SOCKET] = "xdp_no_socket",
     [AFXDP_PROG_QUEUE_RANGE] = "xdp_queue_out_of_range",
+    [AFXDP_PROG_HINTS_FAILED] = "xdp_hints_failed",
 };
 BUILD_ASSERT_DECL(ARRAY_SIZE(counter_names) == AFXDP_PROG_N_COUNTERS);
 
@@ -142,6 +164,14 @@ afxdp_xdp_mode_name(enum afxdp_xdp_mode mode)
     return mode == AFXDP_XDP_NATIVE ? "native" : "generic";
 }
 
+/* True if 'name' is the kernel name of one of our programs. */
+static bool
+afxdp_xdp_is_ours(const char *name)
+{
+    return name && (!strcmp(name, AFXDP_XDP_PROG_NAME)
+                    || !strcmp(name, AFXDP_XDP_DEV_PROG_NAME));
+}
+
 /* Reads the kernel name of the program with file descriptor 'fd' into
  * 'name' (BPF_OBJ_NAME_LEN bytes).  Returns 0 or a positive errno. */
 static int
@@ -188,9 +218,7 @@ afxdp_xdp_remove_from_dispatcher(int ifindex, uint32_t dispatcher_id)
         }
         for (p = xdp_multiprog__next_prog(NULL, mp); p;
              p = xdp_multiprog__next_prog(p, mp)) {
-            const char *name = xdp_program__name(p);
-
-            if (name && !strcmp(name, AFXDP_XDP_PROG_NAME)) {
+            if (afxdp_xdp_is_ours(xdp_program__name(p))) {
                 found = true;
                 ret = xdp_program__detach(p, ifindex,
                                           xdp_multiprog__attach_mode(mp), 0);
@@ -238,7 +266,7 @@ afxdp_xdp_remove_slot(int ifindex, uint32_t prog_id, uint32_t flags)
 
     if (afxdp_xdp_prog_name(fd, name)) {
         /* Cannot tell whose it is: leave it alone. */
-    } else if (!strcmp(name, AFXDP_XDP_PROG_NAME)) {
+    } else if (afxdp_xdp_is_ours(name)) {
         /* XDP_FLAGS_REPLACE with 'old_prog_fd' detaches only if this very
          * program is still the one attached. */
         LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = fd);
@@ -318,12 +346,16 @@ afxdp_xdp_attach_error(const struct afxdp_xdp *xdp, int error)
     }
 }
 
-/* Opens the skeleton and makes the libxdp handle for 'xdp'.  Returns 0 or a
- * positive errno, with a message in '*msgp'. */
+/* Opens the skeleton for 'xdp', with the hints_mode knob set, and readies
+ * one of its programs for loading: with 'dev_bound', afxdp_ovs_dev bound
+ * to 'xdp''s device (the caller loads it); otherwise afxdp_ovs_redir,
+ * through a libxdp handle.  Returns 0 or a positive errno, with a message
+ * in '*msgp'. */
 static int
-afxdp_xdp_open(struct afxdp_xdp *xdp, char **msgp)
+afxdp_xdp_open(struct afxdp_xdp *xdp, bool dev_bound, char **msgp)
 {
     DECLARE_LIBXDP_OPTS(xdp_program_opts, opts);
+    struct bpf_program *used, *unused;
     long ret;
 
     xdp->skel = afxdp_bpf__open();
@@ -335,9 +367,28 @@ afxdp_xdp_open(struct afxdp_xdp *xdp, char **msgp)
                           "(%s)", xdp->devname, ovs_strerror(error));
         return error;
     }
+    xdp->skel->rodata->hints_mode = xdp->hints;
+
+    used = dev_bound ? xdp->skel->progs.afxdp_ovs_dev
+                     : xdp->skel->progs.afxdp_ovs_redir;
+    unused = dev_bound ? xdp->skel->progs.afxdp_ovs_redir
+                       : xdp->skel->progs.afxdp_ovs_dev;
+    bpf_program__set_autoload(unused, false);
+    if (dev_bound) {
+        bpf_program__set_ifindex(used, xdp->ifindex);
+        ret = bpf_program__set_flags(used, (bpf_program__flags(used)
+                                            | BPF_F_XDP_DEV_BOUND_ONLY));
+        if (ret) {
+            *msgp = xasprintf("%s: could not make the XDP program "
+                              "device-bound (%s)", xdp->devname,
+                              ovs_strerror(-ret));
+            return -ret;
+        }
+        return 0;
+    }
 
     opts.obj = xdp->skel->obj;
-    opts.prog_name = bpf_program__name(xdp->skel->progs.afxdp_ovs_redir);
+    opts.prog_name = bpf_program__name(used);
     xdp->prog = xdp_program__create(&opts);
     ret = libxdp_get_error(xdp->prog);
     if (!xdp->prog || ret) {
@@ -364,29 +415,226 @@ afxdp_xdp_query_kind(struct afxdp_xdp *xdp)
     }
 }
 
+/* Releases the BPF object and libxdp handle of 'xdp', if any, without
+ * detaching anything. */
+static void
+afxdp_xdp_close(struct afxdp_xdp *xdp)
+{
+    if (xdp->prog) {
+        xdp_program__close(xdp->prog);
+        xdp->prog = NULL;
+    }
+    afxdp_bpf__destroy(xdp->skel);
+    xdp->skel = NULL;
+}
+
 /* Releases everything 'xdp' holds, without detaching anything. */
 static void
 afxdp_xdp_destroy(struct afxdp_xdp *xdp)
 {
     if (xdp) {
-        xdp_program__close(xdp->prog);
-        afxdp_bpf__destroy(xdp->skel);
+        afxdp_xdp_close(xdp);
+        free(xdp->hints_desc);
         free(xdp->devname);
         free(xdp);
     }
+}
+
+/* Loads afxdp_ovs_dev device-bound and attaches it in native mode with
+ * libbpf, refusing to replace any program already attached.  On failure
+ * returns a positive errno, stores in '*whyp' a malloc'd reason (without
+ * the device name) and leaves 'xdp' without a BPF object. */
+static int
+afxdp_xdp_attach_dev_bound(struct afxdp_xdp *xdp, char **whyp)
+{
+    struct bpf_prog_info info;
+    uint32_t len = sizeof info;
+    char *msg = NULL;
+    int error, fd, ret;
+
+    error = afxdp_xdp_open(xdp, true, &msg);
+    if (error) {
+        *whyp = msg;
+        goto out;
+    }
+    ret = afxdp_bpf__load(xdp->skel);
+    if (ret) {
+        error = -ret;
+        *whyp = xasprintf("the kernel refused to load it: %s",
+                          ovs_strerror(error));
+        goto out;
+    }
+
+    fd = bpf_program__fd(xdp->skel->progs.afxdp_ovs_dev);
+    ret = bpf_xdp_attach(xdp->ifindex, fd,
+                         XDP_FLAGS_DRV_MODE | XDP_FLAGS_UPDATE_IF_NOEXIST,
+                         NULL);
+    if (ret) {
+        error = -ret;
+        *whyp = xasprintf("it could not be attached: %s",
+                          ovs_strerror(error));
+        goto out;
+    }
+
+    memset(&info, 0, sizeof info);
+    ret = bpf_obj_get_info_by_fd(fd, &info, &len);
+    xdp->prog_id = ret ? 0 : info.id;
+    xdp->dev_bound = true;
+
+out:
+    if (error) {
+        afxdp_xdp_close(xdp);
+    }
+    return error;
+}
+
+/* Loads afxdp_ovs_redir and attaches it through libxdp.  Returns 0 or a
+ * positive errno, with a message in '*msgp'. */
+static int
+afxdp_xdp_attach_libxdp(struct afxdp_xdp *xdp, char **msgp)
+{
+    int error;
+    int ret;
+
+    error = afxdp_xdp_open(xdp, false, msgp);
+    if (error) {
+        return error;
+    }
+
+    /* Loads the object, then attaches through the dispatcher or alone. */
+    ret = xdp_program__attach(xdp->prog, xdp->ifindex,
+                              afxdp_xdp_libxdp_mode(xdp->mode), 0);
+    if (ret) {
+        *msgp = afxdp_xdp_attach_error(xdp, -ret);
+        return -ret;
+    }
+    xdp->prog_id = xdp_program__id(xdp->prog);
+    afxdp_xdp_query_kind(xdp);
+    return 0;
+}
+
+/* Reads which RX metadata kfuncs the driver of 'ifindex' implements
+ * (AFXDP_NETDEV_XDP_RX_METADATA_* bits) from the "netdev" generic netlink
+ * family into '*features'.  Returns 0 or a positive errno (e.g. ENOENT
+ * before Linux 6.3, which has no such family).  Main thread only, like
+ * every genl family lookup of OVS's netlink library. */
+static int
+afxdp_xdp_rx_metadata_features(int ifindex, uint64_t *features)
+{
+    const struct nlattr *attr;
+    struct ofpbuf request;
+    struct ofpbuf *reply;
+    int family = 0;             /* Looked up anew each time (no cache). */
+    int error;
+
+    error = nl_lookup_genl_family(AFXDP_NETDEV_GENL_NAME, &family);
+    if (error) {
+        return error;
+    }
+
+    ofpbuf_init(&request, 0);
+    nl_msg_put_genlmsghdr(&request, 0, family, NLM_F_REQUEST,
+                          AFXDP_NETDEV_CMD_DEV_GET, AFXDP_NETDEV_GENL_VERSION);
+    nl_msg_put_u32(&request, AFXDP_NETDEV_A_DEV_IFINDEX, ifindex);
+    error = nl_transact(NETLINK_GENERIC, &request, &reply);
+    ofpbuf_uninit(&request);
+    if (error) {
+        return error;
+    }
+
+    attr = nl_attr_find(reply, NLMSG_HDRLEN + GENL_HDRLEN,
+                        AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES);
+    if (attr && nl_attr_get_size(attr) == sizeof(uint64_t)) {
+        *features = nl_attr_get_u64(attr);
+    } else {
+        error = ENOENT;
+    }
+    ofpbuf_delete(reply);
+    return error;
+}
+
+/* Returns a malloc'd afxdp_xdp_hints_desc() for 'xdp'; 'why' is why a
+ * device-bound program was refused, if it was. */
+static char *
+afxdp_xdp_make_hints_desc(const struct afxdp_xdp *xdp, const char *why)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    uint64_t features;
+    int error;
+
+    if (xdp->hints == XDP_HINTS_OFF) {
+        return xstrdup("off");
+    } else if (xdp->mode == AFXDP_XDP_GENERIC) {
+        return xstrdup("kernel clock only (generic XDP)");
+    } else if (!xdp->dev_bound) {
+        return (why
+                ? xasprintf("kernel clock only (device-bound program "
+                            "refused: %s)", why)
+                : xstrdup("kernel clock only (device-bound program not "
+                          "requested)"));
+    }
+
+    ds_put_cstr(&s, "driver metadata where given, else kernel clock "
+                "(device-bound; driver implements ");
+    error = afxdp_xdp_rx_metadata_features(xdp->ifindex, &features);
+    if (error) {
+        ds_put_format(&s, "unknown: %s", ovs_strerror(error));
+    } else if (!features) {
+        ds_put_cstr(&s, "none");
+    } else {
+        ds_put_format(&s, "%s%s%s",
+                      (features & AFXDP_NETDEV_XDP_RX_METADATA_TIMESTAMP
+                       ? "timestamp, " : ""),
+                      (features & AFXDP_NETDEV_XDP_RX_METADATA_HASH
+                       ? "hash, " : ""),
+                      (features & AFXDP_NETDEV_XDP_RX_METADATA_VLAN_TAG
+                       ? "vlan-tag, " : ""));
+        ds_chomp(&s, ' ');
+        ds_chomp(&s, ',');
+    }
+    ds_put_char(&s, ')');
+    return ds_steal_cstr(&s);
 }
 
 int
 afxdp_xdp_attach(const char *devname, int ifindex, enum afxdp_xdp_mode mode,
                  struct afxdp_xdp **xdpp, char **errp)
 {
+    return afxdp_xdp_attach_ex(devname, ifindex, mode, NULL, xdpp, errp);
+}
+
+int
+afxdp_xdp_attach_ex(const char *devname, int ifindex,
+                    enum afxdp_xdp_mode mode,
+                    const struct afxdp_xdp_opts *opts,
+                    struct afxdp_xdp **xdpp, char **errp)
+{
+    static const struct afxdp_xdp_opts default_opts;
     struct afxdp_xdp *xdp;
+    char *why = NULL;
     char *msg = NULL;
     int removed;
     int error;
-    int ret;
 
     afxdp_xdp_init();
+    if (!opts) {
+        opts = &default_opts;
+    }
+
+    xdp = xzalloc(sizeof *xdp);
+    xdp->devname = xstrdup(devname);
+    xdp->ifindex = ifindex;
+    xdp->mode = mode;
+    xdp->hints = opts->hints;
+    xdp->xsks_map_fd = -1;
+    xdp->stats_fd = -1;
+
+    if ((unsigned int) opts->hints > XDP_HINTS_TS_HASH) {
+        error = EINVAL;
+        msg = xasprintf("%s: unknown XDP hints mode %d", devname,
+                        opts->hints);
+        goto out;
+    }
 
     removed = afxdp_xdp_remove_ours(ifindex);
     if (removed) {
@@ -395,37 +643,33 @@ afxdp_xdp_attach(const char *devname, int ifindex, enum afxdp_xdp_mode mode,
                   devname, removed);
     }
 
-    xdp = xzalloc(sizeof *xdp);
-    xdp->devname = xstrdup(devname);
-    xdp->ifindex = ifindex;
-    xdp->mode = mode;
-    xdp->xsks_map_fd = -1;
-    xdp->stats_fd = -1;
-
-    error = afxdp_xdp_open(xdp, &msg);
+    error = EOPNOTSUPP;
+    if (opts->hints != XDP_HINTS_OFF && opts->dev_bound
+        && mode == AFXDP_XDP_NATIVE) {
+        error = afxdp_xdp_attach_dev_bound(xdp, &why);
+        if (error) {
+            VLOG_INFO("%s: device-bound XDP program refused (%s); using the "
+                      "ordinary one, with timestamps from the kernel's "
+                      "clock", devname, why);
+        }
+    }
     if (error) {
-        goto out;
+        error = afxdp_xdp_attach_libxdp(xdp, &msg);
+        if (error) {
+            goto out;
+        }
     }
 
-    /* Loads the object, then attaches through the dispatcher or alone. */
-    ret = xdp_program__attach(xdp->prog, ifindex,
-                              afxdp_xdp_libxdp_mode(mode), 0);
-    if (ret) {
-        error = -ret;
-        msg = afxdp_xdp_attach_error(xdp, error);
-        goto out;
-    }
-
-    xdp->prog_id = xdp_program__id(xdp->prog);
     xdp->xsks_map_fd = bpf_map__fd(xdp->skel->maps.xsks_map);
     xdp->stats_fd = bpf_map__fd(xdp->skel->maps.afxdp_stats);
-    afxdp_xdp_query_kind(xdp);
+    xdp->hints_desc = afxdp_xdp_make_hints_desc(xdp, why);
 
-    VLOG_INFO("%s: attached XDP program %"PRIu32" in %s mode, %s",
-              devname, xdp->prog_id, afxdp_xdp_mode_name(mode),
-              afxdp_xdp_attach_desc(xdp));
+    VLOG_INFO("%s: attached XDP program %"PRIu32" in %s mode, %s; XDP "
+              "hints: %s", devname, xdp->prog_id, afxdp_xdp_mode_name(mode),
+              afxdp_xdp_attach_desc(xdp), xdp->hints_desc);
 
 out:
+    free(why);
     if (error) {
         VLOG_DBG("%s", msg);
         afxdp_xdp_destroy(xdp);
@@ -440,30 +684,57 @@ out:
     return error;
 }
 
+/* Detaches 'xdp''s device-bound program, attached by libbpf, if it is still
+ * the one on the device.  Returns 0, ENOENT if it is not there any more, or
+ * another positive errno. */
+static int
+afxdp_xdp_detach_dev_bound(struct afxdp_xdp *xdp)
+{
+    LIBBPF_OPTS(bpf_xdp_query_opts, query);
+    LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+    int ret;
+
+    ret = bpf_xdp_query(xdp->ifindex, 0, &query);
+    if (ret) {
+        return ret == -ENODEV ? ENOENT : -ret;
+    }
+    if (query.drv_prog_id != xdp->prog_id) {
+        return ENOENT;
+    }
+    /* With XDP_FLAGS_REPLACE, only if ours is still the one attached. */
+    opts.old_prog_fd = bpf_program__fd(xdp->skel->progs.afxdp_ovs_dev);
+    ret = bpf_xdp_detach(xdp->ifindex, XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE,
+                         &opts);
+    return ret == -EEXIST ? ENOENT : -ret;
+}
+
 void
 afxdp_xdp_detach(struct afxdp_xdp *xdp)
 {
-    int ret;
+    int error;
 
     if (!xdp) {
         return;
     }
 
-    /* Asking libxdp first keeps it from complaining about a device, or a
-     * program of ours on it, that is already gone. */
-    if (xdp_program__is_attached(xdp->prog, xdp->ifindex) == XDP_MODE_UNSPEC) {
-        ret = -ENOENT;
+    if (xdp->dev_bound) {
+        error = afxdp_xdp_detach_dev_bound(xdp);
+    } else if (xdp_program__is_attached(xdp->prog, xdp->ifindex)
+               == XDP_MODE_UNSPEC) {
+        /* Asking libxdp first keeps it from complaining about a device, or
+         * a program of ours on it, that is already gone. */
+        error = ENOENT;
     } else {
-        ret = xdp_program__detach(xdp->prog, xdp->ifindex,
-                                  afxdp_xdp_libxdp_mode(xdp->mode), 0);
+        error = -xdp_program__detach(xdp->prog, xdp->ifindex,
+                                     afxdp_xdp_libxdp_mode(xdp->mode), 0);
     }
-    if (ret == -ENOENT || ret == -ENODEV) {
+    if (error == ENOENT || error == ENODEV) {
         VLOG_DBG("%s: XDP program %"PRIu32" was already detached",
                  xdp->devname, xdp->prog_id);
-    } else if (ret) {
+    } else if (error) {
         VLOG_INFO("%s: could not detach XDP program %"PRIu32" (%s); it will "
                   "be removed when the port is added again",
-                  xdp->devname, xdp->prog_id, ovs_strerror(-ret));
+                  xdp->devname, xdp->prog_id, ovs_strerror(error));
     } else {
         VLOG_DBG("%s: detached XDP program %"PRIu32,
                  xdp->devname, xdp->prog_id);
@@ -505,9 +776,35 @@ afxdp_xdp_get_mode(const struct afxdp_xdp *xdp)
 const char *
 afxdp_xdp_attach_desc(const struct afxdp_xdp *xdp)
 {
-    return (xdp->dispatcher
+    return (xdp->dev_bound
+            ? "single program, device-bound (attached by libbpf)"
+            : xdp->dispatcher
             ? "libxdp dispatcher"
             : "single program (libxdp dispatcher unavailable)");
+}
+
+enum xdp_hints_mode
+afxdp_xdp_hints_mode(const struct afxdp_xdp *xdp)
+{
+    return xdp->hints;
+}
+
+bool
+afxdp_xdp_is_dev_bound(const struct afxdp_xdp *xdp)
+{
+    return xdp->dev_bound;
+}
+
+const char *
+afxdp_xdp_hints_desc(const struct afxdp_xdp *xdp)
+{
+    return xdp->hints_desc ? xdp->hints_desc : "off";
+}
+
+const struct btf *
+afxdp_xdp_btf(const struct afxdp_xdp *xdp)
+{
+    return bpf_object__btf(xdp->skel->obj);
 }
 
 uint32_t

@@ -41,6 +41,17 @@
  * a bpffs there it cannot use the dispatcher and attaches our program alone,
  * as when the kernel refuses the dispatcher.
  *
+ * XDP hints (afxdp_xdp_attach_ex()): the program can write a receive
+ * timestamp, the device's rx hash and VLAN tag in front of each frame it
+ * redirects, in a layout described by the program's BTF (bpf/afxdp-hints.h;
+ * lib/xdp-hints.h decodes it, from afxdp_xdp_btf()).  Only a device-bound
+ * program (loaded for this one device) may ask the driver for that
+ * metadata, and it attaches only in native mode and not through libxdp, so
+ * in native mode with 'dev_bound' we load and attach it with libbpf alone;
+ * when the kernel or the driver refuses, we fall back to the ordinary
+ * program, which takes the timestamp from the kernel's clock and has no
+ * hash, and afxdp_xdp_hints_desc() says why.
+ *
  * Logging: errors are returned, not logged above DBG, so that the caller can
  * fall back (e.g. from native to generic) without a warning in the log.
  * libbpf and libxdp messages go to this module's log, their warnings at INFO:
@@ -50,9 +61,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bpf/afxdp-hints.h"
 #include "bpf/afxdp-shared.h"
 
 struct afxdp_xdp;
+struct btf;
 
 /* Where the program runs. */
 enum afxdp_xdp_mode {
@@ -85,6 +98,25 @@ int afxdp_xdp_attach(const char *devname, int ifindex,
                      enum afxdp_xdp_mode mode, struct afxdp_xdp **xdpp,
                      char **errp);
 
+/* Options of afxdp_xdp_attach_ex().  Zero-initialized means "as
+ * afxdp_xdp_attach()". */
+struct afxdp_xdp_opts {
+    enum xdp_hints_mode hints;  /* Metadata to write in front of frames. */
+    bool dev_bound;             /* With hints, in native mode: load the
+                                 * program device-bound, so that it gets
+                                 * the driver's timestamp and hash; falls
+                                 * back to the ordinary program. */
+};
+
+/* Like afxdp_xdp_attach(), with options 'opts' (NULL for the defaults).
+ * A refused device-bound program is not an error: the ordinary program is
+ * attached instead, the reason is logged at INFO and shows in
+ * afxdp_xdp_hints_desc(). */
+int afxdp_xdp_attach_ex(const char *devname, int ifindex,
+                        enum afxdp_xdp_mode mode,
+                        const struct afxdp_xdp_opts *opts,
+                        struct afxdp_xdp **xdpp, char **errp);
+
 /* Detaches the program from its device, closes it and frees 'xdp'.  Safe on
  * NULL.  Never fails loudly: a device that is already gone is fine. */
 void afxdp_xdp_detach(struct afxdp_xdp *xdp);
@@ -112,6 +144,27 @@ enum afxdp_xdp_mode afxdp_xdp_get_mode(const struct afxdp_xdp *xdp);
  * unavailable)".  Static string, never NULL. */
 const char *afxdp_xdp_attach_desc(const struct afxdp_xdp *xdp);
 
+/* Hints the program writes (XDP_HINTS_OFF if none). */
+enum xdp_hints_mode afxdp_xdp_hints_mode(const struct afxdp_xdp *xdp);
+
+/* True if the program in effect is device-bound, i.e. asks the driver for
+ * timestamps and hashes. */
+bool afxdp_xdp_is_dev_bound(const struct afxdp_xdp *xdp);
+
+/* Human-readable description of the hints in effect and where their values
+ * come from, for status, e.g. "off", "kernel clock only (generic XDP)",
+ * "kernel clock only (device-bound program refused: Invalid argument)" or
+ * "driver metadata where given, else kernel clock (device-bound; driver
+ * implements timestamp, hash, vlan-tag)".  Owned by 'xdp', valid until it
+ * is detached; never NULL.  Which fields a frame really carries is in the
+ * flags of its hints. */
+const char *afxdp_xdp_hints_desc(const struct afxdp_xdp *xdp);
+
+/* The loaded program's BTF, in which the hints' btf_id is a type id: give
+ * it to xdp_hints_decoder_create().  Owned by 'xdp' (the BPF object),
+ * valid until it is detached; never NULL after a successful attach. */
+const struct btf *afxdp_xdp_btf(const struct afxdp_xdp *xdp);
+
 /* Kernel id of the loaded program (for status and tests).  When libxdp
  * attached it alone, this is the id 'ip link' shows on the device; inside
  * the dispatcher, 'ip link' shows the dispatcher's id instead. */
@@ -130,8 +183,9 @@ const char *afxdp_xdp_counter_name(enum afxdp_prog_counter idx);
  * at both the native and the generic slot, and inside a libxdp dispatcher;
  * a program is ours if its kernel name is our program's, and anything else
  * is left alone.  Returns the number of programs removed (0 also when the
- * device does not exist).  Logs only at DBG.  Must be async-safe enough for
- * OVS's fatal_signal hooks (no locks of ours). */
+ * device does not exist).  Both of our programs count (afxdp_ovs_redir and
+ * the device-bound afxdp_ovs_dev).  Logs only at DBG.  Must be async-safe
+ * enough for OVS's fatal_signal hooks (no locks of ours). */
 int afxdp_xdp_remove_ours(int ifindex);
 
 #endif /* afxdp-xdp.h */
