@@ -24,10 +24,12 @@ AFXDP_PROVIDER_FILES = \
 	lib/netdev-afxdp.h
 
 # Our modules that OVS has no counterpart for: every lib/afxdp-*.[ch], found
-# when make runs, so adding a module needs no edit here.  They are compiled
-# into OVS's libopenvswitch (inside its HAVE_AF_XDP conditional).
+# when make runs, so adding a module needs no edit here, and the XDP hints
+# decoder lib/xdp-hints.[ch] (named for its prefix, xdp_hints_).  They are
+# compiled into OVS's libopenvswitch (inside its HAVE_AF_XDP conditional).
 AFXDP_EXTRA_FILES = \
-	$(sort $(patsubst $(srcdir)/%,%,$(wildcard $(srcdir)/lib/afxdp-*.[ch])))
+	$(sort $(patsubst $(srcdir)/%,%,$(wildcard $(srcdir)/lib/afxdp-*.[ch] \
+	  $(srcdir)/lib/xdp-hints.[ch])))
 
 # Our unit tests (OVSTEST_REGISTER style), compiled into OVS's tests/ovstest.
 AFXDP_TEST_FILES = \
