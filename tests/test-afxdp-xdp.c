@@ -35,7 +35,18 @@
  *       detaching is removed, and that a foreign program is left alone and
  *       makes attaching fail with a clear message.  With PEER, DEV's veth
  *       peer in the same namespace, also sends frames from PEER and checks
- *       the program's counters for both redirected and passed frames.
+ *       the program's counters for both redirected and passed frames, and
+ *       runs the checks of 'hints'.
+ *
+ *   hints DEV PEER
+ *       XDP hints: attaches our program with hints in each mode (native
+ *       device-bound and not, generic, and off), binds an AF_XDP socket in
+ *       copy mode with libxdp's xsk API, sends an IPv4/UDP frame from PEER,
+ *       receives it and decodes the metadata in front of it through the
+ *       program's BTF (lib/xdp-hints.h): layout, kernel-clock timestamp
+ *       within a second of now, the rx hash exactly when the program is
+ *       device-bound, no hints when off.  Prints one line per mode with
+ *       what veth gave.
  *
  *   attach DEV native|generic
  *       Attaches our program and exits without detaching it, as a crashed
@@ -68,12 +79,18 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <xdp/xsk.h>
 
+#include "bpf/afxdp.skel.h"
 #include "command-line.h"
+#include "csum.h"
+#include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "ovstest.h"
+#include "packets.h"
 #include "timeval.h"
 #include "util.h"
+#include "xdp-hints.h"
 
 /* Frames and sizes for the AF_XDP socket built by make_xsk(). */
 #define TEST_N_FRAMES 64
@@ -504,6 +521,372 @@ check_foreign(const char *devname, int ifindex)
     check_nothing_attached(ifindex);
 }
 
+/* XDP hints. */
+
+/* UDP ports of the frame send_udp_frame() sends, to recognise it. */
+#define TEST_UDP_SRC 40000
+#define TEST_UDP_DST 40001
+
+/* How long to wait for a frame on the AF_XDP socket. */
+#define TEST_RX_WAIT_MS 2000
+
+/* An AF_XDP socket made with libxdp's xsk API, bound in copy mode to queue 0,
+ * with every frame of its UMEM posted to the fill ring. */
+struct test_xsk {
+    void *area;                 /* UMEM, TEST_N_FRAMES * TEST_FRAME_SIZE. */
+    struct xsk_umem *umem;
+    struct xsk_socket *sock;
+    struct xsk_ring_prod fill;
+    struct xsk_ring_cons comp;
+    struct xsk_ring_cons rx;
+};
+
+static void
+test_xsk_open(struct test_xsk *t, const char *devname)
+{
+    const struct xsk_umem_config ucfg = {
+        .fill_size = TEST_N_FRAMES,
+        .comp_size = TEST_N_FRAMES,
+        .frame_size = TEST_FRAME_SIZE,
+        .frame_headroom = 0,
+    };
+    const struct xsk_socket_config scfg = {
+        .rx_size = TEST_N_FRAMES,
+        .libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+        .bind_flags = XDP_COPY,
+    };
+    long long int deadline;
+    uint32_t idx;
+    int ret;
+
+    memset(t, 0, sizeof *t);
+    t->area = mmap(NULL, TEST_N_FRAMES * TEST_FRAME_SIZE,
+                   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(t->area != MAP_FAILED);
+    ret = xsk_umem__create(&t->umem, t->area, TEST_N_FRAMES * TEST_FRAME_SIZE,
+                           &t->fill, &t->comp, &ucfg);
+    if (ret) {
+        fail("xsk_umem__create: %s", ovs_strerror(-ret));
+    }
+    /* The kernel releases the previous check's socket from the queue in
+     * a work item after close(): until then, binding says EBUSY. */
+    deadline = time_msec() + TEST_RX_WAIT_MS;
+    do {
+        ret = xsk_socket__create(&t->sock, devname, 0, t->umem, &t->rx,
+                                 NULL, &scfg);
+        if (ret != -EBUSY) {
+            break;
+        }
+        xnanosleep(10 * 1000 * 1000);
+    } while (time_msec() < deadline);
+    if (ret) {
+        fail("xsk_socket__create on %s: %s", devname, ovs_strerror(-ret));
+    }
+    CHECK(xsk_ring_prod__reserve(&t->fill, TEST_N_FRAMES, &idx)
+          == TEST_N_FRAMES);
+    for (uint32_t i = 0; i < TEST_N_FRAMES; i++) {
+        *xsk_ring_prod__fill_addr(&t->fill, idx + i) = i * TEST_FRAME_SIZE;
+    }
+    xsk_ring_prod__submit(&t->fill, TEST_N_FRAMES);
+}
+
+static void
+test_xsk_close(struct test_xsk *t)
+{
+    xsk_socket__delete(t->sock);
+    CHECK_ERR(-xsk_umem__delete(t->umem), 0);
+    munmap(t->area, TEST_N_FRAMES * TEST_FRAME_SIZE);
+}
+
+/* Sends from 'peer_ifindex' one IPv4/UDP frame, for which veth computes a
+ * flow hash.  Returns the packet socket it used, for the caller to close
+ * once the frame has arrived: closing a packet socket waits for an RCU
+ * grace period, which would otherwise count as the frame's latency. */
+static int
+send_udp_frame(int peer_ifindex)
+{
+    uint8_t frame[ETH_HEADER_LEN + IP_HEADER_LEN + UDP_HEADER_LEN + 18];
+    struct eth_header *eth = (void *) frame;
+    struct ip_header *ip = (void *) (eth + 1);
+    struct udp_header *udp = (void *) (ip + 1);
+    struct sockaddr_ll sll;
+    int fd;
+
+    memset(frame, 0, sizeof frame);
+    eth->eth_dst = eth_addr_broadcast;
+    eth->eth_src = (struct eth_addr) ETH_ADDR_C(02, 00, 00, 00, 00, 01);
+    eth->eth_type = htons(ETH_TYPE_IP);
+    ip->ip_ihl_ver = IP_IHL_VER(5, 4);
+    ip->ip_tot_len = htons(sizeof frame - ETH_HEADER_LEN);
+    ip->ip_ttl = 64;
+    ip->ip_proto = IPPROTO_UDP;
+    put_16aligned_be32(&ip->ip_src, htonl(0x0a000001));
+    put_16aligned_be32(&ip->ip_dst, htonl(0x0a000002));
+    ip->ip_csum = csum(ip, IP_HEADER_LEN);
+    udp->udp_src = htons(TEST_UDP_SRC);
+    udp->udp_dst = htons(TEST_UDP_DST);
+    udp->udp_len = htons(sizeof frame - ETH_HEADER_LEN - IP_HEADER_LEN);
+
+    fd = socket(AF_PACKET, SOCK_RAW, 0);
+    CHECK(fd >= 0);
+    memset(&sll, 0, sizeof sll);
+    sll.sll_family = AF_PACKET;
+    sll.sll_ifindex = peer_ifindex;
+    sll.sll_halen = ETH_ALEN;
+    memset(sll.sll_addr, 0xff, ETH_ALEN);
+    if (sendto(fd, frame, sizeof frame, 0, (struct sockaddr *) &sll,
+               sizeof sll) != sizeof frame) {
+        fail("sending a frame on the peer: %s", ovs_strerror(errno));
+    }
+    return fd;
+}
+
+/* True if 'frame', of 'len' bytes, is the one send_udp_frame() sends. */
+static bool
+is_test_frame(const uint8_t *frame, uint32_t len)
+{
+    const struct eth_header *eth = (const void *) frame;
+    const struct udp_header *udp;
+
+    if (len < ETH_HEADER_LEN + IP_HEADER_LEN + UDP_HEADER_LEN
+        || eth->eth_type != htons(ETH_TYPE_IP)) {
+        return false;
+    }
+    udp = (const void *) (frame + ETH_HEADER_LEN + IP_HEADER_LEN);
+    return udp->udp_dst == htons(TEST_UDP_DST);
+}
+
+/* Current CLOCK_MONOTONIC, in nanoseconds. */
+static uint64_t
+monotonic_ns(void)
+{
+    struct timespec ts;
+
+    xclock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * UINT64_C(1000000000) + ts.tv_nsec;
+}
+
+/* Sends a frame from 'peer_ifindex' and waits for it on 't'.  Returns a
+ * pointer to it in the UMEM and, in '*headroom', the bytes in front of it
+ * in its frame (what an AF_XDP reader may take for metadata), and in
+ * '*now' the time it was found. */
+static const uint8_t *
+receive_test_frame(struct test_xsk *t, int peer_ifindex, size_t *headroom,
+                   uint64_t *now)
+{
+    long long int deadline = time_msec() + TEST_RX_WAIT_MS;
+    int fd = send_udp_frame(peer_ifindex);
+
+    do {
+        uint32_t idx;
+
+        if (xsk_ring_cons__peek(&t->rx, 1, &idx)) {
+            const struct xdp_desc *desc = xsk_ring_cons__rx_desc(&t->rx,
+                                                                 idx);
+            const uint8_t *frame = xsk_umem__get_data(t->area, desc->addr);
+            bool ours = is_test_frame(frame, desc->len);
+
+            /* The frame stays in the UMEM; only the slot is given back. */
+            xsk_ring_cons__release(&t->rx, 1);
+            if (ours) {
+                *now = monotonic_ns();
+                *headroom = desc->addr % TEST_FRAME_SIZE;
+                close(fd);
+                return frame;
+            }
+            continue;           /* E.g. IPv6 neighbour discovery. */
+        }
+        xnanosleep(1000 * 1000);
+    } while (time_msec() < deadline);
+    fail("no frame on the AF_XDP socket within %d ms", TEST_RX_WAIT_MS);
+}
+
+static const char *
+hints_mode_name(enum xdp_hints_mode hints)
+{
+    return (hints == XDP_HINTS_OFF ? "off"
+            : hints == XDP_HINTS_TS ? "ts" : "ts+hash");
+}
+
+/* Checks the hints in front of 'frame', received 'now' on a port whose
+ * program is 'xdp', and prints what they hold. */
+static void
+check_frame_hints(const struct afxdp_xdp *xdp,
+                  const struct xdp_hints_decoder *dec, const uint8_t *frame,
+                  size_t headroom, uint64_t now, struct ds *out)
+{
+    enum xdp_hints_mode hints = afxdp_xdp_hints_mode(xdp);
+    const struct xdp_hints_layout *l;
+    struct xdp_hints_values v;
+
+    if (hints == XDP_HINTS_OFF) {
+        /* Nothing written in front of the frame: the UMEM's zeroes. */
+        CHECK(!xdp_hints_decode(dec, frame, headroom, &v));
+        ds_put_cstr(out, "no hints");
+        return;
+    }
+
+    CHECK(xdp_hints_decode(dec, frame, headroom, &v));
+    l = xdp_hints_decoder_find_name(dec, hints == XDP_HINTS_TS
+                                    ? "xdp_hints_ts" : "xdp_hints_ts_hash");
+    CHECK(l && v.btf_id == l->btf_id);
+
+    /* veth has no device timestamps (its kfunc gives 0): kernel clock. */
+    CHECK(xdp_hints_clock(&v) == XDP_HINTS_CLOCK_MONOTONIC);
+    if (v.rx_timestamp > now || now - v.rx_timestamp > 1000000000) {
+        fail("timestamp %"PRIu64" is not within a second before now "
+             "(%"PRIu64")", v.rx_timestamp, now);
+    }
+    ds_put_format(out, "%s, kernel clock %"PRIu64" us before now",
+                  l->name, (now - v.rx_timestamp) / 1000);
+
+    if (hints == XDP_HINTS_TS_HASH && afxdp_xdp_is_dev_bound(xdp)) {
+        /* veth implements rx_hash: its skb's flow hash. */
+        CHECK(xdp_hints_has_hash(&v));
+        ds_put_format(out, ", hash %#"PRIx32" type %#"PRIx32,
+                      v.rx_hash, v.hash_type);
+    } else {
+        CHECK(!xdp_hints_has_hash(&v));
+        ds_put_cstr(out, ", no hash");
+    }
+    if (xdp_hints_has_vlan(&v)) {
+        ds_put_format(out, ", vlan %"PRIu16, v.vlan_tci);
+    }
+}
+
+/* Attaches in 'mode' with 'hints' (device-bound if 'dev_bound' and the
+ * kernel agrees), receives a frame sent from the peer on a real AF_XDP
+ * socket and checks the hints in front of it. */
+static void
+check_hints(const char *devname, int ifindex, int peer_ifindex,
+            enum afxdp_xdp_mode mode, enum xdp_hints_mode hints,
+            bool dev_bound)
+{
+    struct afxdp_xdp_opts opts = { .hints = hints, .dev_bound = dev_bound };
+    struct ds out = DS_EMPTY_INITIALIZER;
+    struct afxdp_xdp_stats stats;
+    struct xdp_hints_decoder *dec;
+    const uint8_t *frame;
+    struct afxdp_xdp *xdp;
+    struct test_xsk t;
+    size_t headroom;
+    char *msg = NULL;
+    uint64_t now;
+
+    if (afxdp_xdp_attach_ex(devname, ifindex, mode, &opts, &xdp, &msg)) {
+        fail("attach with hints: %s", msg);
+    }
+    CHECK(afxdp_xdp_hints_mode(xdp) == hints);
+    CHECK(!afxdp_xdp_is_dev_bound(xdp)
+          || (mode == AFXDP_XDP_NATIVE && dev_bound && hints));
+    CHECK_ERR(xdp_hints_decoder_create(afxdp_xdp_btf(xdp), &dec), 0);
+    CHECK(dec->n_layouts == 2);
+
+    test_xsk_open(&t, devname);
+    CHECK_ERR(afxdp_xdp_set_xsk(xdp, 0, xsk_socket__fd(t.sock)), 0);
+    frame = receive_test_frame(&t, peer_ifindex, &headroom, &now);
+    CHECK(headroom >= dec->max_size);
+
+    ds_put_format(&out, "%s: %s, hints %s%s: program %"PRIu32", %s; hints: "
+                  "%s; frame: ", devname,
+                  mode == AFXDP_XDP_NATIVE ? "native" : "generic",
+                  hints_mode_name(hints),
+                  dev_bound ? " (device-bound asked)" : "",
+                  afxdp_xdp_prog_id(xdp), afxdp_xdp_attach_desc(xdp),
+                  afxdp_xdp_hints_desc(xdp));
+    check_frame_hints(xdp, dec, frame, headroom, now, &out);
+    printf("%s\n", ds_cstr(&out));
+    ds_destroy(&out);
+
+    CHECK_ERR(afxdp_xdp_get_stats(xdp, &stats), 0);
+    CHECK(stats.counters[AFXDP_PROG_REDIRECTED] >= 1);
+    CHECK(stats.counters[AFXDP_PROG_HINTS_FAILED] == 0);
+
+    CHECK_ERR(afxdp_xdp_clear_xsk(xdp, 0), 0);
+    test_xsk_close(&t);
+    xdp_hints_decoder_destroy(dec);
+    afxdp_xdp_detach(xdp);
+    check_nothing_attached(ifindex);
+}
+
+/* Reports whether this kernel loads a program that calls the RX metadata
+ * kfuncs without binding it to a device (6.18 does not: "metadata kfuncs
+ * require device-bound program"), which is why the object has two
+ * programs.  Informational: not a check. */
+static void
+report_unbound_kfuncs(void)
+{
+    struct afxdp_bpf *skel = afxdp_bpf__open();
+    int ret;
+
+    CHECK(skel);
+    skel->rodata->hints_mode = XDP_HINTS_TS_HASH;
+    bpf_program__set_autoload(skel->progs.afxdp_ovs_redir, false);
+    ret = afxdp_bpf__load(skel);
+    printf("kernel: a program calling the metadata kfuncs, not device-bound: "
+           "%s\n", ret ? ovs_strerror(-ret) : "loads");
+    afxdp_bpf__destroy(skel);
+}
+
+/* A device-bound program left behind by a dead process is ours too. */
+static void
+check_stale_dev_bound(const char *devname, int ifindex)
+{
+    uint32_t drv_id, skb_id;
+    char name[BPF_OBJ_NAME_LEN];
+    int status;
+    pid_t pid;
+
+    fflush(stdout);
+    pid = fork();
+    CHECK(pid >= 0);
+    if (!pid) {
+        struct afxdp_xdp_opts opts = { .hints = XDP_HINTS_TS_HASH,
+                                       .dev_bound = true };
+        struct afxdp_xdp *xdp;
+
+        _exit(afxdp_xdp_attach_ex(devname, ifindex, AFXDP_XDP_NATIVE, &opts,
+                                  &xdp, NULL)
+              || !afxdp_xdp_is_dev_bound(xdp) ? 1 : 0);
+    }
+    CHECK(waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+        /* The kernel refused it: nothing of this kind to leave behind. */
+        check_nothing_attached(ifindex);
+        printf("%s: no device-bound program to leave behind\n", devname);
+        return;
+    }
+    query_attached(ifindex, &drv_id, &skb_id);
+    CHECK(drv_id != 0 && skb_id == 0);
+    prog_name(drv_id, name);
+    printf("%s: left device-bound program %"PRIu32" (%s) behind\n", devname,
+           drv_id, name);
+    CHECK_ERR(afxdp_xdp_remove_ours(ifindex), 1);
+    check_nothing_attached(ifindex);
+}
+
+/* Every hints configuration, on 'devname' with its peer 'peer_ifindex'. */
+static void
+check_all_hints(const char *devname, int ifindex, int peer_ifindex)
+{
+    report_unbound_kfuncs();
+    check_stale_dev_bound(devname, ifindex);
+    check_hints(devname, ifindex, peer_ifindex, AFXDP_XDP_NATIVE,
+                XDP_HINTS_TS_HASH, true);
+    check_hints(devname, ifindex, peer_ifindex, AFXDP_XDP_NATIVE,
+                XDP_HINTS_TS, true);
+    check_hints(devname, ifindex, peer_ifindex, AFXDP_XDP_NATIVE,
+                XDP_HINTS_TS_HASH, false);
+    check_hints(devname, ifindex, peer_ifindex, AFXDP_XDP_GENERIC,
+                XDP_HINTS_TS_HASH, true);
+    check_hints(devname, ifindex, peer_ifindex, AFXDP_XDP_GENERIC,
+                XDP_HINTS_TS, false);
+    check_hints(devname, ifindex, peer_ifindex, AFXDP_XDP_NATIVE,
+                XDP_HINTS_OFF, true);
+    check_hints(devname, ifindex, peer_ifindex, AFXDP_XDP_GENERIC,
+                XDP_HINTS_OFF, false);
+}
+
 static void
 cmd_run(struct ovs_cmdl_context *ctx)
 {
@@ -522,7 +905,26 @@ cmd_run(struct ovs_cmdl_context *ctx)
     check_mode(devname, ifindex, peer_ifindex, AFXDP_XDP_GENERIC);
     check_stale(devname, ifindex);
     check_foreign(devname, ifindex);
+    if (peer_ifindex) {
+        check_all_hints(devname, ifindex, peer_ifindex);
+    }
     printf("%s: all checks passed\n", devname);
+}
+
+static void
+cmd_hints(struct ovs_cmdl_context *ctx)
+{
+    const char *devname = ctx->argv[1];
+    int ifindex = get_ifindex(devname);
+
+    if (afxdp_xdp_remove_ours(ifindex)) {
+        printf("%s: removed a program of ours left by an earlier run\n",
+               devname);
+    }
+    check_nothing_attached(ifindex);
+    test_ifindex = ifindex;
+    check_all_hints(devname, ifindex, get_ifindex(ctx->argv[2]));
+    printf("%s: all hints checks passed\n", devname);
 }
 
 static void
@@ -548,6 +950,7 @@ cmd_remove(struct ovs_cmdl_context *ctx)
 
 static const struct ovs_cmdl_command commands[] = {
     {"run", "DEV [PEER]", 1, 2, cmd_run, OVS_RW},
+    {"hints", "DEV PEER", 2, 2, cmd_hints, OVS_RW},
     {"attach", "DEV native|generic", 2, 2, cmd_attach, OVS_RW},
     {"remove", "DEV", 1, 1, cmd_remove, OVS_RW},
     {NULL, NULL, 0, 0, NULL, OVS_RO},
