@@ -788,12 +788,12 @@ check_hints(const char *devname, int ifindex, int peer_ifindex,
     CHECK(headroom >= dec->max_size);
 
     ds_put_format(&out, "%s: %s, hints %s%s: program %"PRIu32", %s; hints: "
-                  "%s; frame: ", devname,
+                  "%s; frame at %"PRIuSIZE" bytes into its chunk: ", devname,
                   mode == AFXDP_XDP_NATIVE ? "native" : "generic",
                   hints_mode_name(hints),
                   dev_bound ? " (device-bound asked)" : "",
                   afxdp_xdp_prog_id(xdp), afxdp_xdp_attach_desc(xdp),
-                  afxdp_xdp_hints_desc(xdp));
+                  afxdp_xdp_hints_desc(xdp), headroom);
     check_frame_hints(xdp, dec, frame, headroom, now, &out);
     printf("%s\n", ds_cstr(&out));
     ds_destroy(&out);
