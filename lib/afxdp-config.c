@@ -40,7 +40,13 @@ static const char *const afxdp_mode_names[AFXDP_MODE_MAX] = {
 static const char *const afxdp_option_keys[] = {
     "xdp-mode", "n_rxq", "start-queue", "use-need-wakeup", "xsk-ring-size",
     "umem-frames", "rxq-xsk-mode", "busy-poll", "busy-poll-budget",
-    "prefer-busy-poll", "rxq-busy-poll",
+    "prefer-busy-poll", "rxq-busy-poll", "xdp-hints", "xdp-hints-dev-bound",
+};
+
+static const char *const afxdp_hints_names[] = {
+    [XDP_HINTS_OFF] = "off",
+    [XDP_HINTS_TS] = "ts",
+    [XDP_HINTS_TS_HASH] = "ts-hash",
 };
 
 static const char *const afxdp_xsk_mode_names[] = {
@@ -54,6 +60,13 @@ const char *
 afxdp_mode_to_string(enum afxdp_mode mode)
 {
     return mode < AFXDP_MODE_MAX ? afxdp_mode_names[mode] : "invalid";
+}
+
+const char *
+afxdp_hints_mode_to_string(enum xdp_hints_mode mode)
+{
+    return (mode < ARRAY_SIZE(afxdp_hints_names)
+            ? afxdp_hints_names[mode] : "invalid");
 }
 
 const char *
@@ -77,6 +90,8 @@ afxdp_config_init(struct afxdp_config *cfg)
     cfg->busy_poll = 0;
     cfg->busy_poll_budget = AFXDP_CONFIG_DEFAULT_BUDGET;
     cfg->prefer_busy_poll = true;
+    cfg->hints = XDP_HINTS_TS_HASH;
+    cfg->hints_dev_bound = true;
     for (int i = 0; i < AFXDP_CONFIG_MAX_RXQ; i++) {
         cfg->rxq_mode[i] = AFXDP_XSK_DEFAULT;
         cfg->rxq_busy_poll[i] = -1;
@@ -329,8 +344,41 @@ afxdp_config_parse_queues(const char *devname, const struct smap *args,
     }
     value = smap_get(args, "prefer-busy-poll");
     if (value) {
-        return afxdp_config_parse_bool(devname, "prefer-busy-poll", value,
-                                       &cfg->prefer_busy_poll, errp);
+        error = afxdp_config_parse_bool(devname, "prefer-busy-poll", value,
+                                        &cfg->prefer_busy_poll, errp);
+        if (error) {
+            return error;
+        }
+    }
+    return 0;
+}
+
+/* Parses the XDP hints options. */
+static int
+afxdp_config_parse_hints(const char *devname, const struct smap *args,
+                         struct afxdp_config *cfg, char **errp)
+{
+    const char *value = smap_get(args, "xdp-hints");
+
+    if (value) {
+        bool found = false;
+
+        for (size_t i = 0; i < ARRAY_SIZE(afxdp_hints_names); i++) {
+            if (!strcmp(value, afxdp_hints_names[i])) {
+                cfg->hints = i;
+                found = true;
+            }
+        }
+        if (!found) {
+            *errp = afxdp_config_bad_value(devname, "xdp-hints", value,
+                                           "off, ts or ts-hash");
+            return EINVAL;
+        }
+    }
+    value = smap_get(args, "xdp-hints-dev-bound");
+    if (value) {
+        return afxdp_config_parse_bool(devname, "xdp-hints-dev-bound", value,
+                                       &cfg->hints_dev_bound, errp);
     }
     return 0;
 }
@@ -414,7 +462,8 @@ afxdp_config_parse(const char *devname, const struct smap *args,
         }
         cfg->umem_frames = x;
     }
-    return afxdp_config_parse_queues(devname, args, cfg, errp);
+    error = afxdp_config_parse_queues(devname, args, cfg, errp);
+    return error ? error : afxdp_config_parse_hints(devname, args, cfg, errp);
 }
 
 bool
@@ -485,6 +534,9 @@ afxdp_config_to_smap(const struct afxdp_config *cfg, struct smap *args)
                     cfg->busy_poll_budget);
     smap_add(args, "prefer-busy-poll",
              cfg->prefer_busy_poll ? "true" : "false");
+    smap_add(args, "xdp-hints", afxdp_hints_mode_to_string(cfg->hints));
+    smap_add(args, "xdp-hints-dev-bound",
+             cfg->hints_dev_bound ? "true" : "false");
     afxdp_config_list_to_smap(cfg, "rxq-xsk-mode", afxdp_config_get_rxq_mode,
                               args);
     afxdp_config_list_to_smap(cfg, "rxq-busy-poll",

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bpf/afxdp-hints.h"
 #include "netdev-afxdp.h"
 
 struct smap;
@@ -65,6 +66,8 @@ struct afxdp_config {
     uint32_t busy_poll;         /* options:busy-poll, usecs, 0 = off. */
     uint16_t busy_poll_budget;  /* options:busy-poll-budget. */
     bool prefer_busy_poll;      /* options:prefer-busy-poll. */
+    enum xdp_hints_mode hints;  /* options:xdp-hints. */
+    bool hints_dev_bound;       /* options:xdp-hints-dev-bound. */
 
     /* Per-queue overrides, indexed by OVS rx queue id. */
     uint8_t rxq_mode[AFXDP_CONFIG_MAX_RXQ];     /* enum afxdp_xsk_mode. */
@@ -89,5 +92,6 @@ void afxdp_config_queue_busy_poll(const struct afxdp_config *, int rxq,
 
 const char *afxdp_mode_to_string(enum afxdp_mode);
 const char *afxdp_xsk_mode_to_string(enum afxdp_xsk_mode);
+const char *afxdp_hints_mode_to_string(enum xdp_hints_mode);
 
 #endif /* afxdp-config.h */

@@ -26,9 +26,11 @@
 #include <stdint.h>
 
 #include "afxdp-config.h"
+#include "afxdp-latency.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
 #include "netdev-afxdp-pool.h"
+#include "xdp-hints.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/thread.h"
 #include "ovs-atomic.h"
@@ -49,6 +51,12 @@ struct netdev_afxdp_tx_lock {
         atomic_uint64_t rx_bytes;               /* Given to OVS. */
         atomic_uint64_t rx_fill_starved;        /* Fill refills cut short
                                                  * by an empty pool. */
+        const struct xdp_hints_decoder *hints;  /* NULL: hints off. */
+        struct afxdp_latency_hist *k2p;         /* Kernel to PMD, if
+                                                 * 'hints'. */
+        atomic_uint64_t rx_hints;               /* Frames with hints. */
+        atomic_uint64_t rx_hints_missing;       /* Frames without. */
+        atomic_uint64_t rx_hash_from_hints;     /* RSS hash handed to OVS. */
     );
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         /* Send half: used by whoever sends on tx queue 'queue_id', under
@@ -60,7 +68,19 @@ struct netdev_afxdp_tx_lock {
         atomic_uint64_t tx_drop_ring_full;      /* Tx ring full. */
         atomic_uint64_t tx_drop_oversize;       /* Larger than a frame. */
         atomic_uint64_t tx_kick_errors;         /* sendto() failures. */
+        struct afxdp_pair *pairs;               /* AFXDP_MAX_PAIRS ingress
+                                                 * ports' latency to here. */
+        atomic_uint64_t tx_pairs_full;          /* Samples of ingress ports
+                                                 * beyond AFXDP_MAX_PAIRS. */
     );
+};
+
+/* Ingress to egress latency from one ingress port, kept by the egress
+ * port's tx queue (single writer: whoever holds that queue). */
+#define AFXDP_MAX_PAIRS 16
+struct afxdp_pair {
+    atomic_uint32_t ingress;    /* Ingress port id, 0 if the slot is free. */
+    struct afxdp_latency_hist hist;     /* Its samples. */
 };
 
 /* Control-path state of a port. */
@@ -86,10 +106,13 @@ struct afxdp_port {
     char *error;                    /* Why the port is not working. */
     atomic_int ifindex_for_signal;  /* 'ifindex' for the fatal signal
                                      * hook, 0 if no program attached. */
+    uint32_t id;                    /* Unique in this process, never 0. */
+    struct xdp_hints_decoder *hints_dec;    /* NULL if hints are off. */
 };
 
 struct afxdp_port *afxdp_port_lookup(const struct netdev *);
 struct netdev **afxdp_port_ref_all(const char *name, size_t *n);
+char *afxdp_port_name_by_id(uint32_t id);
 const struct netdev_class *afxdp_port_orig_class(const struct netdev *);
 void afxdp_stats_register_commands(void);
 

@@ -150,6 +150,43 @@ afxdp_port_frame_stats(struct afxdp_port *port,
                "afxdp_frames_in_kernel");
 }
 
+/* Adds the XDP hints counters and a summary of the kernel to PMD latency
+ * of all the port's rx queues. */
+static void
+afxdp_port_hints_stats(struct afxdp_port *port,
+                       struct afxdp_stats_builder *b)
+    OVS_REQUIRES(port->mutex)
+{
+    const struct netdev_afxdp_tx_lock *queues = *port->queues;
+    uint64_t hints = 0, missing = 0, hash = 0;
+    struct afxdp_latency_hist *all;
+    struct afxdp_latency_summary sum;
+
+    if (!port->hints_dec) {
+        return;
+    }
+    all = xmalloc(sizeof *all);
+    afxdp_latency_hist_init(all);
+    for (int i = 0; i < port->netdev->n_rxq; i++) {
+        hints += afxdp_counter_read(&queues[i].rx_hints);
+        missing += afxdp_counter_read(&queues[i].rx_hints_missing);
+        hash += afxdp_counter_read(&queues[i].rx_hash_from_hints);
+        afxdp_latency_hist_merge(all, queues[i].k2p);
+    }
+    afxdp_latency_hist_summary(all, &sum);
+    afxdp_stat(b, hints, "afxdp_rx_hints");
+    afxdp_stat(b, missing, "afxdp_rx_hints_missing");
+    afxdp_stat(b, hash, "afxdp_rx_hash_from_hints");
+    afxdp_stat(b, sum.count, "afxdp_latency_k2p_samples");
+    afxdp_stat(b, sum.n_rejected, "afxdp_latency_k2p_rejected");
+    afxdp_stat(b, afxdp_latency_hist_percentile(all, 50),
+               "afxdp_latency_k2p_p50_ns");
+    afxdp_stat(b, afxdp_latency_hist_percentile(all, 99),
+               "afxdp_latency_k2p_p99_ns");
+    afxdp_stat(b, sum.max_ns, "afxdp_latency_k2p_max_ns");
+    free(all);
+}
+
 static void
 afxdp_port_custom_stats(struct afxdp_port *port,
                         struct afxdp_stats_builder *b)
@@ -183,6 +220,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     afxdp_stat(b, drops[2], "afxdp_tx_drop_oversize");
     afxdp_stat(b, drops[3], "afxdp_tx_kick_errors");
     afxdp_stat(b, drops[4], "afxdp_rx_fill_starved");
+    afxdp_port_hints_stats(port, b);
 
     for (int i = 0; i < n; i++) {
         struct xdp_statistics ks;
@@ -326,6 +364,7 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     smap_add(smap, "xdp-mode-in-use",
              afxdp_mode_to_string(port->mode_in_use));
     smap_add(smap, "xdp-attach", afxdp_xdp_attach_desc(port->xdp));
+    smap_add(smap, "xdp-hints", afxdp_xdp_hints_desc(port->xdp));
     smap_add_format(smap, "xdp-prog-id", "%"PRIu32,
                     afxdp_xdp_prog_id(port->xdp));
     smap_add_format(smap, "n_rxq", "%d", port->netdev->n_rxq);
@@ -414,9 +453,118 @@ afxdp_stats_unixctl_show(struct unixctl_conn *conn, int argc,
     ds_destroy(&ds);
 }
 
+/* Appends the latency statistics of 'netdev' to 'ds'. */
+static void
+afxdp_port_latency_show(struct netdev *netdev, struct ds *ds)
+{
+    struct afxdp_port *port = afxdp_port_lookup(netdev);
+    const struct netdev_afxdp_tx_lock *queues;
+
+    ds_put_format(ds, "%s:\n", netdev_get_name(netdev));
+    if (!port) {
+        return;
+    }
+    ovs_mutex_lock(port->mutex);
+    queues = *port->queues;
+    if (!queues) {
+        ds_put_cstr(ds, "  not configured\n");
+    } else if (!port->hints_dec) {
+        ds_put_cstr(ds, "  kernel to PMD: XDP hints are off\n");
+    }
+    for (int i = 0; queues && port->hints_dec && i < netdev->n_rxq; i++) {
+        ds_put_format(ds, "  rxq %d kernel to PMD: ", i);
+        afxdp_latency_hist_format(queues[i].k2p, ds);
+        ds_put_char(ds, '\n');
+    }
+    for (int k = 0; queues && k < AFXDP_MAX_PAIRS; k++) {
+        struct afxdp_latency_hist *h = xmalloc(sizeof *h);
+        uint32_t ingress = 0;
+        char *name;
+
+        afxdp_latency_hist_init(h);
+        for (int i = 0; i < netdev->n_txq; i++) {
+            uint32_t id;
+
+            atomic_read_explicit(&queues[i].pairs[k].ingress, &id,
+                                 memory_order_acquire);
+            if (id) {
+                ingress = id;
+                afxdp_latency_hist_merge(h, &queues[i].pairs[k].hist);
+            }
+        }
+        if (ingress) {
+            name = afxdp_port_name_by_id(ingress);
+            ds_put_format(ds, "  from %s to %s: ", name ? name : "(deleted)",
+                          netdev_get_name(netdev));
+            afxdp_latency_hist_format(h, ds);
+            ds_put_char(ds, '\n');
+            free(name);
+        }
+        free(h);
+    }
+    ovs_mutex_unlock(port->mutex);
+}
+
+/* Clears the latency statistics of 'netdev'. */
+static void
+afxdp_port_latency_reset(struct netdev *netdev)
+{
+    struct afxdp_port *port = afxdp_port_lookup(netdev);
+    struct netdev_afxdp_tx_lock *queues;
+
+    if (!port) {
+        return;
+    }
+    ovs_mutex_lock(port->mutex);
+    queues = *port->queues;
+    for (int i = 0; queues && i < netdev->n_rxq; i++) {
+        if (queues[i].k2p) {
+            afxdp_latency_hist_clear(queues[i].k2p);
+        }
+        for (int k = 0; k < AFXDP_MAX_PAIRS; k++) {
+            afxdp_latency_hist_clear(&queues[i].pairs[k].hist);
+        }
+    }
+    ovs_mutex_unlock(port->mutex);
+}
+
+static void
+afxdp_stats_unixctl_latency(struct unixctl_conn *conn, int argc,
+                            const char *argv[], void *reset)
+{
+    struct ds ds = DS_EMPTY_INITIALIZER;
+    struct netdev **netdevs;
+    size_t n;
+
+    netdevs = afxdp_port_ref_all(argc >= 2 ? argv[1] : NULL, &n);
+    if (argc >= 2 && !n) {
+        unixctl_command_reply_error(conn, "no such afxdp port");
+        free(netdevs);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (reset) {
+            afxdp_port_latency_reset(netdevs[i]);
+        } else {
+            afxdp_port_latency_show(netdevs[i], &ds);
+        }
+        netdev_close(netdevs[i]);
+    }
+    free(netdevs);
+    unixctl_command_reply(conn, reset ? "latency statistics cleared"
+                                      : ds_cstr(&ds));
+    ds_destroy(&ds);
+}
+
 void
 afxdp_stats_register_commands(void)
 {
+    static int reset = 1;
+
     unixctl_command_register("netdev-afxdp/show", "[port]", 0, 1,
                              afxdp_stats_unixctl_show, NULL);
+    unixctl_command_register("netdev-afxdp/latency-show", "[port]", 0, 1,
+                             afxdp_stats_unixctl_latency, NULL);
+    unixctl_command_register("netdev-afxdp/latency-reset", "[port]", 0, 1,
+                             afxdp_stats_unixctl_latency, &reset);
 }

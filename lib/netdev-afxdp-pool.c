@@ -165,6 +165,7 @@ afxdp_pool_create(const struct afxdp_pool_params *p,
 
     pool->layout.pkts = xzalloc_cacheline(p->n_frames
                                           * sizeof *pool->layout.pkts);
+    pool->layout.rx_ts = xcalloc(p->n_frames, sizeof *pool->layout.rx_ts);
     for (uint32_t i = 0; i < p->n_frames; i++) {
         pool->layout.pkts[i].mpool = afxdp_pool_to_umem_pool(pool);
     }
@@ -192,6 +193,7 @@ afxdp_pool_destroy(struct afxdp_pool *pool)
     COVERAGE_INC(afxdp_pool_destroyed);
     afxdp_pool_unmap_area(pool);
     free_cacheline(pool->layout.pkts);
+    free(pool->layout.rx_ts);
     free(pool->stack);
     ovs_spin_destroy(&pool->lock);
     free(pool);
@@ -354,4 +356,12 @@ unsigned int
 afxdp_pool_count_live(void)
 {
     return atomic_count_get(&afxdp_pools_live);
+}
+
+/* Records that 'pool' belongs to the port with id 'owner'.  Call before
+ * the pool is used by any other thread. */
+void
+afxdp_pool_set_owner(struct afxdp_pool *pool, uint32_t owner)
+{
+    pool->layout.owner = owner;
 }

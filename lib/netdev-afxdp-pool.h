@@ -102,6 +102,7 @@ void afxdp_pool_from_ovs(struct afxdp_pool *, const uint64_t addrs[],
 
 void afxdp_pool_get_counts(struct afxdp_pool *, struct afxdp_pool_counts *);
 unsigned int afxdp_pool_count_live(void);
+void afxdp_pool_set_owner(struct afxdp_pool *, uint32_t owner);
 
 void *afxdp_pool_area(const struct afxdp_pool *);
 size_t afxdp_pool_area_size(const struct afxdp_pool *);
@@ -116,6 +117,12 @@ struct afxdp_pool_layout {
     struct dp_packet_afxdp *pkts;   /* One per frame, index = addr >> shift. */
     uint64_t frame_mask;            /* ~(frame_size - 1). */
     unsigned int frame_shift;       /* log2(frame_size). */
+    uint64_t *rx_ts;                /* Per frame: CLOCK_MONOTONIC ns of the
+                                     * XDP hint the frame arrived with, 0 if
+                                     * none.  Written by the rx queue that
+                                     * received it, read by the sender. */
+    uint32_t owner;                 /* Id of the port the pool belongs to
+                                     * (afxdp_pool_set_owner()). */
 };
 
 const struct afxdp_pool_layout *afxdp_pool_layout(const struct afxdp_pool *);

@@ -52,6 +52,7 @@
 #include "netdev-afxdp.h"
 
 #include <dirent.h>
+#include <time.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <errno.h>
@@ -70,6 +71,7 @@
 #include "dp-packet.h"
 #include "fatal-signal.h"
 #include "netdev-afxdp-pool.h"
+#include "timeval.h"
 #include "netdev-linux-private.h"
 #include "netdev-provider.h"
 #include "openvswitch/dynamic-string.h"
@@ -165,6 +167,25 @@ afxdp_port_ref_all(const char *name, size_t *n)
     return netdevs;
 }
 
+/* Returns the name of the port with 'id' (malloc'd), or NULL if it is
+ * gone. */
+char *
+afxdp_port_name_by_id(uint32_t id)
+{
+    struct afxdp_port *port;
+    char *name = NULL;
+
+    ovs_mutex_lock(&afxdp_ports_mutex);
+    HMAP_FOR_EACH (port, node, &afxdp_ports) {
+        if (port->id == id) {
+            name = xstrdup(netdev_get_name(port->netdev));
+            break;
+        }
+    }
+    ovs_mutex_unlock(&afxdp_ports_mutex);
+    return name;
+}
+
 /* The netdev_class 'init' of both afxdp classes.  Called once per class
  * while lib/netdev.c registers it. */
 int
@@ -218,7 +239,10 @@ netdev_afxdp_construct(struct netdev *netdev_)
     dev->requested_need_wakeup = true;
     dev->use_need_wakeup = false;
 
+    static atomic_uint32_t next_id = ATOMIC_VAR_INIT(1);
+
     port = xzalloc(sizeof *port);
+    atomic_add_relaxed(&next_id, 1, &port->id);
     port->netdev = netdev_;
     port->mutex = &dev->mutex;
     port->queues = &dev->tx_locks;
@@ -430,12 +454,16 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
     port->pool = NULL;
 
     atomic_store_relaxed(&port->ifindex_for_signal, 0);
+    xdp_hints_decoder_destroy(port->hints_dec);
+    port->hints_dec = NULL;
     afxdp_xdp_detach(port->xdp);
     port->xdp = NULL;
 
     if (dev->tx_locks) {
         for (int i = 0; i < port->netdev->n_txq; i++) {
             ovs_spin_destroy(&dev->tx_locks[i].lock);
+            free_cacheline(dev->tx_locks[i].k2p);
+            free_cacheline(dev->tx_locks[i].pairs);
         }
         free_cacheline(dev->tx_locks);
         dev->tx_locks = NULL;
@@ -546,23 +574,41 @@ afxdp_plan_queues(const char *name, const struct afxdp_config *cfg,
     return n;
 }
 
-/* Makes sure our program is attached to 'port' in 'mode'. */
+/* Makes sure our program is attached to 'port' in 'mode', writing the
+ * hints the configuration asks for, and that the hints decoder matches. */
 static int
 afxdp_port_attach(struct afxdp_port *port, enum afxdp_xdp_mode mode,
                   char **errp)
 {
-    if (port->xdp && afxdp_xdp_get_mode(port->xdp) == mode) {
+    const struct afxdp_config *cfg = &port->requested;
+    struct afxdp_xdp_opts opts = {
+        .hints = cfg->hints,
+        .dev_bound = cfg->hints_dev_bound,
+    };
+    int error;
+
+    if (port->xdp && afxdp_xdp_get_mode(port->xdp) == mode
+        && afxdp_xdp_hints_mode(port->xdp) == cfg->hints
+        && port->active.hints_dev_bound == cfg->hints_dev_bound) {
         return 0;
     }
+    xdp_hints_decoder_destroy(port->hints_dec);
+    port->hints_dec = NULL;
     afxdp_xdp_detach(port->xdp);
     port->xdp = NULL;
-    return afxdp_xdp_attach(netdev_get_name(port->netdev), port->ifindex,
-                            mode, &port->xdp, errp);
+    error = afxdp_xdp_attach_ex(netdev_get_name(port->netdev), port->ifindex,
+                                mode, &opts, &port->xdp, errp);
+    if (!error && afxdp_xdp_hints_mode(port->xdp) != XDP_HINTS_OFF
+        && xdp_hints_decoder_create(afxdp_xdp_btf(port->xdp),
+                                    &port->hints_dec)) {
+        /* Our object always has layouts: this would be a build problem. */
+        VLOG_WARN("%s: no XDP hints layouts in the program's BTF; latency "
+                  "statistics are off", netdev_get_name(port->netdev));
+        port->hints_dec = NULL;
+    }
+    return error;
 }
 
-/* Sets 'port' up from its requested configuration: pool, program, sockets,
- * per-queue array.  Returns 0 or an errno, with a message for the user in
- * '*errp'. */
 /* Sets the effective mode of 'port' from its sockets and, for
  * best-effort, why zero-copy is not in use. */
 static void
@@ -632,6 +678,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         free(pool_err);
         return error;
     }
+    afxdp_pool_set_owner(port->pool, port->id);
 
     for (size_t i = 0; i < n_attach; i++) {
         char *msg = NULL;
@@ -672,6 +719,15 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         q->pool = port->pool;
         q->layout = afxdp_pool_layout(port->pool);
         q->frame_size = AFXDP_CONFIG_FRAME_SIZE;
+        q->hints = port->hints_dec;
+        if (q->hints) {
+            q->k2p = xzalloc_cacheline(sizeof *q->k2p);
+            afxdp_latency_hist_init(q->k2p);
+        }
+        q->pairs = xzalloc_cacheline(AFXDP_MAX_PAIRS * sizeof *q->pairs);
+        for (int k = 0; k < AFXDP_MAX_PAIRS; k++) {
+            afxdp_latency_hist_init(&q->pairs[k].hist);
+        }
         ovs_spin_init(&q->lock);
     }
     port->netdev->n_rxq = n;
@@ -763,6 +819,13 @@ afxdp_rxq_refill(struct netdev_afxdp_tx_lock *q, uint32_t n_given)
         xsk_ring_prod__reserve(&xsk->fill, n, &idx);
         for (uint32_t i = 0; i < n; i++) {
             *xsk_ring_prod__fill_addr(&xsk->fill, idx + i) = addrs[i];
+            if (q->hints) {
+                /* No stale bytes may pass for a hints id: a frame the
+                 * program wrote no hints into reads as id 0 ("void" in
+                 * BTF), which no layout has. */
+                memset(afxdp_pool_ptr(q->layout, addrs[i]
+                                      + AFXDP_RX_HEADROOM - 4), 0, 4);
+            }
         }
         /* The release barrier in submit (libxdp) pairs with the kernel's
          * acquire of the fill producer: it sees our addresses first. */
@@ -788,6 +851,52 @@ afxdp_counter_add(atomic_uint64_t *c, uint64_t n)
     atomic_store_relaxed(c, v + n);
 }
 
+/* Returns CLOCK_MONOTONIC in nanoseconds, the clock of our XDP hints. */
+static inline uint64_t
+afxdp_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Counts of one receive batch's hints. */
+struct afxdp_rx_hints_batch {
+    uint32_t n_hints, n_missing, n_hash;
+};
+
+/* Decodes the XDP hints in front of the frame at 'addr' (frame 'frame'),
+ * received as 'xp': records the kernel to PMD latency, keeps the timestamp
+ * with the frame for the egress port, and gives OVS the RSS hash. */
+static inline void
+afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet_afxdp *xp,
+               uint64_t addr, uint64_t frame, uint64_t now,
+               struct afxdp_rx_hints_batch *hb)
+{
+    const struct afxdp_pool_layout *l = q->layout;
+    uint64_t *ts = &l->rx_ts[addr >> l->frame_shift];
+    struct xdp_hints_values v;
+
+    if (!xdp_hints_decode(q->hints, afxdp_pool_ptr(l, addr), addr - frame,
+                          &v)) {
+        hb->n_missing++;
+        *ts = 0;
+        return;
+    }
+    hb->n_hints++;
+    if (xdp_hints_clock(&v) == XDP_HINTS_CLOCK_MONOTONIC) {
+        afxdp_latency_record(q->k2p, (int64_t) (now - v.rx_timestamp));
+        *ts = v.rx_timestamp;
+    } else {
+        *ts = 0;
+    }
+    if (xdp_hints_has_hash(&v)) {
+        dp_packet_set_rss_hash(&xp->packet, v.rx_hash);
+        hb->n_hash++;
+    }
+}
+
 int
 netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
                       int *qfill)
@@ -795,8 +904,9 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     struct netdev_linux *dev = netdev_linux_cast(rxq_->netdev);
     struct netdev_afxdp_tx_lock *q;
     const struct afxdp_pool_layout *l;
+    struct afxdp_rx_hints_batch hb = { 0, 0, 0 };
     struct afxdp_xsk *xsk;
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, now;
     uint32_t n, idx;
 
     if (OVS_UNLIKELY(!dev->tx_locks
@@ -816,6 +926,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         return EAGAIN;
     }
 
+    now = q->hints ? afxdp_now_ns() : 0;
     for (uint32_t i = 0; i < n; i++) {
         const struct xdp_desc *desc = xsk_ring_cons__rx_desc(&xsk->rx,
                                                              idx + i);
@@ -825,6 +936,9 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         dp_packet_use_afxdp(&xp->packet, afxdp_pool_ptr(l, desc->addr),
                             q->frame_size, desc->addr - frame);
         dp_packet_set_size(&xp->packet, desc->len);
+        if (q->hints) {
+            afxdp_rx_hints(q, xp, desc->addr, frame, now, &hb);
+        }
         dp_packet_batch_add(batch, &xp->packet);
         bytes += desc->len;
     }
@@ -835,6 +949,11 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
 
     afxdp_counter_add(&q->rx_packets, n);
     afxdp_counter_add(&q->rx_bytes, bytes);
+    if (q->hints) {
+        afxdp_counter_add(&q->rx_hints, hb.n_hints);
+        afxdp_counter_add(&q->rx_hints_missing, hb.n_missing);
+        afxdp_counter_add(&q->rx_hash_from_hints, hb.n_hash);
+    }
     if (qfill) {
         *qfill = xsk_cons_nb_avail(&xsk->rx, UINT32_MAX);
     }
@@ -926,6 +1045,47 @@ afxdp_txq_kick(struct netdev_afxdp_tx_lock *q)
     }
 }
 
+/* Records the ingress to egress latency of 'packet', about to go on the
+ * tx ring of 'q' at 'now' (0: not read yet, read on first use), if it came
+ * from an afxdp port with an XDP hints timestamp.  Returns 'now'. */
+static inline uint64_t
+afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
+                 uint64_t now)
+{
+    const struct afxdp_pool_layout *l;
+    struct dp_packet_afxdp *xp;
+    uint64_t ts;
+
+    if (packet->source != DPBUF_AFXDP) {
+        return now;
+    }
+    xp = CONTAINER_OF(packet, struct dp_packet_afxdp, packet);
+    l = afxdp_pool_layout(afxdp_pool_from_umem_pool(xp->mpool));
+    ts = l->rx_ts[xp - l->pkts];
+    if (!ts) {
+        return now;
+    }
+    now = now ? now : afxdp_now_ns();
+    for (int i = 0; i < AFXDP_MAX_PAIRS; i++) {
+        struct afxdp_pair *pair = &q->pairs[i];
+        uint32_t ingress;
+
+        atomic_read_relaxed(&pair->ingress, &ingress);
+        if (!ingress) {
+            /* Single writer: claim the slot; readers see it once set. */
+            atomic_store_explicit(&pair->ingress, l->owner,
+                                  memory_order_release);
+            ingress = l->owner;
+        }
+        if (ingress == l->owner) {
+            afxdp_latency_record(&pair->hist, (int64_t) (now - ts));
+            return now;
+        }
+    }
+    afxdp_counter_add(&q->tx_pairs_full, 1);
+    return now;
+}
+
 /* Copies the packets of 'batch' into frames of 'q''s pool and sends them.
  * Does not free 'batch'. */
 static void
@@ -935,7 +1095,7 @@ afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
     uint32_t cnt = dp_packet_batch_size(batch);
     uint64_t addrs[NETDEV_MAX_BURST];
     uint32_t n_frames, n_room, n_sent = 0, idx = 0;
-    uint64_t bytes = 0, oversize = 0;
+    uint64_t bytes = 0, oversize = 0, now = 0;
     struct dp_packet *packet;
 
     afxdp_txq_reap(q);
@@ -976,6 +1136,7 @@ afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
         desc->options = 0;
         memcpy(afxdp_pool_ptr(q->layout, addrs[n_sent]),
                dp_packet_data(packet), size);
+        now = afxdp_tx_latency(q, packet, now);
         bytes += size;
         n_sent++;
     }

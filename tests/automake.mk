@@ -28,7 +28,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-basic.at \
 	tests/afxdp-system-openflow.at \
 	tests/afxdp-system-config.at \
-	tests/afxdp-system-queues.at
+	tests/afxdp-system-queues.at \
+	tests/afxdp-system-hints.at
 
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \
