@@ -430,29 +430,6 @@ afxdp_port_show(struct netdev *netdev, struct ds *ds)
     netdev_free_custom_stats_counters(&cs);
 }
 
-static void
-afxdp_stats_unixctl_show(struct unixctl_conn *conn, int argc,
-                         const char *argv[], void *aux OVS_UNUSED)
-{
-    struct ds ds = DS_EMPTY_INITIALIZER;
-    struct netdev **netdevs;
-    size_t n;
-
-    netdevs = afxdp_port_ref_all(argc >= 2 ? argv[1] : NULL, &n);
-    if (argc >= 2 && !n) {
-        unixctl_command_reply_error(conn, "no such afxdp port");
-        free(netdevs);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        afxdp_port_show(netdevs[i], &ds);
-        netdev_close(netdevs[i]);
-    }
-    free(netdevs);
-    unixctl_command_reply(conn, ds_cstr(&ds));
-    ds_destroy(&ds);
-}
-
 /* Appends the latency statistics of 'netdev' to 'ds'. */
 static void
 afxdp_port_latency_show(struct netdev *netdev, struct ds *ds)
@@ -528,10 +505,20 @@ afxdp_port_latency_reset(struct netdev *netdev)
     ovs_mutex_unlock(port->mutex);
 }
 
+/* What a netdev-afxdp/... command does to each port it names. */
+enum afxdp_stats_cmd {
+    AFXDP_STATS_SHOW,           /* netdev-afxdp/show */
+    AFXDP_STATS_LATENCY_SHOW,   /* netdev-afxdp/latency-show */
+    AFXDP_STATS_LATENCY_RESET,  /* netdev-afxdp/latency-reset */
+};
+
+/* Runs the command 'cmd_' (an enum afxdp_stats_cmd) on every afxdp port,
+ * or on the one port named by the optional argument. */
 static void
-afxdp_stats_unixctl_latency(struct unixctl_conn *conn, int argc,
-                            const char *argv[], void *reset)
+afxdp_stats_unixctl(struct unixctl_conn *conn, int argc, const char *argv[],
+                    void *cmd_)
 {
+    enum afxdp_stats_cmd cmd = *(const enum afxdp_stats_cmd *) cmd_;
     struct ds ds = DS_EMPTY_INITIALIZER;
     struct netdev **netdevs;
     size_t n;
@@ -543,28 +530,39 @@ afxdp_stats_unixctl_latency(struct unixctl_conn *conn, int argc,
         return;
     }
     for (size_t i = 0; i < n; i++) {
-        if (reset) {
-            afxdp_port_latency_reset(netdevs[i]);
-        } else {
+        switch (cmd) {
+        case AFXDP_STATS_SHOW:
+            afxdp_port_show(netdevs[i], &ds);
+            break;
+        case AFXDP_STATS_LATENCY_SHOW:
             afxdp_port_latency_show(netdevs[i], &ds);
+            break;
+        case AFXDP_STATS_LATENCY_RESET:
+            afxdp_port_latency_reset(netdevs[i]);
+            break;
         }
         netdev_close(netdevs[i]);
     }
     free(netdevs);
-    unixctl_command_reply(conn, reset ? "latency statistics cleared"
-                                      : ds_cstr(&ds));
+    unixctl_command_reply(conn, (cmd == AFXDP_STATS_LATENCY_RESET
+                                 ? "latency statistics cleared"
+                                 : ds_cstr(&ds)));
     ds_destroy(&ds);
 }
 
 void
 afxdp_stats_register_commands(void)
 {
-    static int reset = 1;
+    static const enum afxdp_stats_cmd show = AFXDP_STATS_SHOW;
+    static const enum afxdp_stats_cmd lat_show = AFXDP_STATS_LATENCY_SHOW;
+    static const enum afxdp_stats_cmd lat_reset = AFXDP_STATS_LATENCY_RESET;
 
     unixctl_command_register("netdev-afxdp/show", "[port]", 0, 1,
-                             afxdp_stats_unixctl_show, NULL);
+                             afxdp_stats_unixctl, CONST_CAST(void *, &show));
     unixctl_command_register("netdev-afxdp/latency-show", "[port]", 0, 1,
-                             afxdp_stats_unixctl_latency, NULL);
+                             afxdp_stats_unixctl,
+                             CONST_CAST(void *, &lat_show));
     unixctl_command_register("netdev-afxdp/latency-reset", "[port]", 0, 1,
-                             afxdp_stats_unixctl_latency, &reset);
+                             afxdp_stats_unixctl,
+                             CONST_CAST(void *, &lat_reset));
 }
