@@ -577,10 +577,32 @@ afxdp_latency_slot_score(struct afxdp_latency_flows *f,
  * passed afxdp_latency_record().  Owner thread only; no lock, no atomic
  * read-modify-write, a loop over at most AFXDP_LATENCY_FLOWS_WAYS slots
  * twice.  See afxdp-latency.h for the replacement policy. */
+static void
+afxdp_latency_copy_key(const void *key, struct afxdp_latency_flow_key *out)
+{
+    if (key) {
+        *out = *(const struct afxdp_latency_flow_key *) key;
+    } else {
+        memset(out, 0, sizeof *out);
+    }
+}
+
 void
 afxdp_latency_flows_add(struct afxdp_latency_flows *f, uint32_t hash,
                         const struct afxdp_latency_flow_key *key, uint64_t ns)
 {
+    afxdp_latency_flows_add_lazy(f, hash, afxdp_latency_copy_key, key, ns);
+}
+
+/* Like afxdp_latency_flows_add(), but the label is made by 'fill_key'(aux,
+ * key) only when the flow gets a slot, so that a caller who has to parse a
+ * packet for it does so for a few packets, not all. */
+void
+afxdp_latency_flows_add_lazy(struct afxdp_latency_flows *f, uint32_t hash,
+                             afxdp_latency_fill_key_cb *fill_key,
+                             const void *aux, uint64_t ns)
+{
+    struct afxdp_latency_flow_key key;
     uint32_t weight = 1 + MIN(ns >> AFXDP_LATENCY_FLOWS_SLOW_SHIFT,
                               AFXDP_LATENCY_FLOWS_MAX_WEIGHT - 1);
     /* The low bits of an RSS hash choose the rx queue, so within one queue
@@ -634,7 +656,8 @@ afxdp_latency_flows_add(struct afxdp_latency_flows *f, uint32_t hash,
         atomic_read_relaxed(&s->packets, &v);
         if (!v) {
             afxdp_latency_add__(&f->n_claims, 1);
-            afxdp_latency_slot_set(f, i, hash, key, 1, ns, ns);
+            fill_key(aux, &key);
+            afxdp_latency_slot_set(f, i, hash, &key, 1, ns, ns);
             s->score = weight;
             s->epoch = f->epoch;
             return;
@@ -651,7 +674,8 @@ afxdp_latency_flows_add(struct afxdp_latency_flows *f, uint32_t hash,
         return;
     }
     afxdp_latency_add__(&f->n_evictions, 1);
-    afxdp_latency_slot_set(f, victim - f->slots, hash, key, 1, ns, ns);
+    fill_key(aux, &key);
+    afxdp_latency_slot_set(f, victim - f->slots, hash, &key, 1, ns, ns);
     victim->score = weight;
 }
 

@@ -343,6 +343,13 @@ struct afxdp_latency_flows *afxdp_latency_flows_create(uint32_t n_slots);
 void afxdp_latency_flows_destroy(struct afxdp_latency_flows *);
 size_t afxdp_latency_flows_memory(const struct afxdp_latency_flows *);
 
+/* Makes the label of the flow that 'aux' describes (see
+ * afxdp_latency_flows_add_lazy()). */
+typedef void afxdp_latency_fill_key_cb(const void *aux,
+                                       struct afxdp_latency_flow_key *);
+void afxdp_latency_flows_add_lazy(struct afxdp_latency_flows *,
+                                  uint32_t hash, afxdp_latency_fill_key_cb *,
+                                  const void *aux, uint64_t ns);
 void afxdp_latency_flows_add(struct afxdp_latency_flows *, uint32_t hash,
                              const struct afxdp_latency_flow_key *,
                              uint64_t ns);

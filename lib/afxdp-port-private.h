@@ -54,6 +54,9 @@ struct netdev_afxdp_tx_lock {
         const struct xdp_hints_decoder *hints;  /* NULL: hints off. */
         struct afxdp_latency_hist *k2p;         /* Kernel to PMD, if
                                                  * 'hints'. */
+        struct afxdp_latency_flows *flows;      /* Per flow (by the RSS
+                                                 * hash from hints), if
+                                                 * 'hints'. */
         atomic_uint64_t rx_hints;               /* Frames with hints. */
         atomic_uint64_t rx_hints_missing;       /* Frames without. */
         atomic_uint64_t rx_hash_from_hints;     /* RSS hash handed to OVS. */

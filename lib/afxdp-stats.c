@@ -36,6 +36,9 @@
 
 VLOG_DEFINE_THIS_MODULE(afxdp_stats);
 
+/* Flows latency-show lists per rx queue and order. */
+#define AFXDP_SHOW_FLOWS 5
+
 /* Reads integer 'file' of device 'name' in sysfs, -1 if it cannot. */
 static long long int
 afxdp_device_sysfs_int(const char *name, const char *file)
@@ -430,6 +433,37 @@ afxdp_port_show(struct netdev *netdev, struct ds *ds)
     netdev_free_custom_stats_counters(&cs);
 }
 
+/* Appends the busiest and the slowest flows of 'flows', a table of rx
+ * queue 'rxq', to 'ds'. */
+static void
+afxdp_flows_show(const struct afxdp_latency_flows *flows, int rxq,
+                 struct ds *ds)
+{
+    static const struct {
+        enum afxdp_latency_flow_order order;
+        const char *title;
+    } lists[] = {
+        { AFXDP_LATENCY_BY_PACKETS, "busiest" },
+        { AFXDP_LATENCY_BY_MAX, "slowest" },
+    };
+    struct afxdp_latency_flow_stats top[AFXDP_SHOW_FLOWS];
+
+    if (!flows) {
+        return;
+    }
+    for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
+        size_t n = afxdp_latency_flows_top(flows, lists[l].order, top,
+                                           ARRAY_SIZE(top));
+
+        for (size_t i = 0; i < n; i++) {
+            ds_put_format(ds, "  rxq %d %s flow %"PRIuSIZE": ", rxq,
+                          lists[l].title, i + 1);
+            afxdp_latency_flow_format(&top[i], ds);
+            ds_put_char(ds, '\n');
+        }
+    }
+}
+
 /* Appends the latency statistics of 'netdev' to 'ds'. */
 static void
 afxdp_port_latency_show(struct netdev *netdev, struct ds *ds)
@@ -452,6 +486,7 @@ afxdp_port_latency_show(struct netdev *netdev, struct ds *ds)
         ds_put_format(ds, "  rxq %d kernel to PMD: ", i);
         afxdp_latency_hist_format(queues[i].k2p, ds);
         ds_put_char(ds, '\n');
+        afxdp_flows_show(queues[i].flows, i, ds);
     }
     for (int k = 0; queues && k < AFXDP_MAX_PAIRS; k++) {
         struct afxdp_latency_hist *h = xmalloc(sizeof *h);
@@ -497,6 +532,9 @@ afxdp_port_latency_reset(struct netdev *netdev)
     for (int i = 0; queues && i < netdev->n_rxq; i++) {
         if (queues[i].k2p) {
             afxdp_latency_hist_clear(queues[i].k2p);
+        }
+        if (queues[i].flows) {
+            afxdp_latency_flows_clear(queues[i].flows);
         }
         for (int k = 0; k < AFXDP_MAX_PAIRS; k++) {
             afxdp_latency_hist_clear(&queues[i].pairs[k].hist);

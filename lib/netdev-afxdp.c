@@ -463,6 +463,7 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
         for (int i = 0; i < port->netdev->n_txq; i++) {
             ovs_spin_destroy(&dev->tx_locks[i].lock);
             free_cacheline(dev->tx_locks[i].k2p);
+            afxdp_latency_flows_destroy(dev->tx_locks[i].flows);
             free_cacheline(dev->tx_locks[i].pairs);
         }
         free_cacheline(dev->tx_locks);
@@ -723,6 +724,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         if (q->hints) {
             q->k2p = xzalloc_cacheline(sizeof *q->k2p);
             afxdp_latency_hist_init(q->k2p);
+            q->flows = afxdp_latency_flows_create(0);
         }
         q->pairs = xzalloc_cacheline(AFXDP_MAX_PAIRS * sizeof *q->pairs);
         for (int k = 0; k < AFXDP_MAX_PAIRS; k++) {
@@ -861,6 +863,59 @@ afxdp_now_ns(void)
     return (uint64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Fills 'key' with the addresses, protocol and ports of the packet
+ * 'packet_' (a struct dp_packet), as far as its headers go.  Called only
+ * when a flow gets a slot in a latency table. */
+static void
+afxdp_flow_key_fill(const void *packet_, struct afxdp_latency_flow_key *key)
+{
+    const struct dp_packet *packet = packet_;
+    const uint8_t *p = dp_packet_data(packet);
+    size_t len = dp_packet_size(packet), off = ETH_HEADER_LEN, l4 = 0;
+    uint16_t type;
+
+    memset(key, 0, sizeof *key);
+    if (len < ETH_HEADER_LEN) {
+        return;
+    }
+    type = (p[12] << 8) | p[13];
+    for (int i = 0; i < 2 && (type == ETH_TYPE_VLAN_8021Q
+                              || type == ETH_TYPE_VLAN_8021AD); i++) {
+        if (len < off + VLAN_HEADER_LEN) {
+            return;
+        }
+        type = (p[off + 2] << 8) | p[off + 3];
+        off += VLAN_HEADER_LEN;
+    }
+    if (type == ETH_TYPE_IP && len >= off + IP_HEADER_LEN) {
+        const uint8_t *ip = p + off;
+
+        in6_addr_set_mapped_ipv4(&key->src, get_16aligned_be32(
+            ALIGNED_CAST(const ovs_16aligned_be32 *, ip + 12)));
+        in6_addr_set_mapped_ipv4(&key->dst, get_16aligned_be32(
+            ALIGNED_CAST(const ovs_16aligned_be32 *, ip + 16)));
+        key->proto = ip[9];
+        if (!(((ip[6] << 8) | ip[7]) & 0x1fff)) {   /* Not a later frag. */
+            l4 = off + (ip[0] & 0xf) * 4;
+        }
+    } else if (type == ETH_TYPE_IPV6 && len >= off + IPV6_HEADER_LEN) {
+        const uint8_t *ip6 = p + off;
+
+        memcpy(&key->src, ip6 + 8, sizeof key->src);
+        memcpy(&key->dst, ip6 + 24, sizeof key->dst);
+        key->proto = ip6[6];
+        l4 = off + IPV6_HEADER_LEN;
+    } else {
+        return;
+    }
+    if (l4 && len >= l4 + 4
+        && (key->proto == IPPROTO_TCP || key->proto == IPPROTO_UDP
+            || key->proto == IPPROTO_SCTP)) {
+        memcpy(&key->src_port, p + l4, 2);
+        memcpy(&key->dst_port, p + l4 + 2, 2);
+    }
+}
+
 /* Counts of one receive batch's hints. */
 struct afxdp_rx_hints_batch {
     uint32_t n_hints, n_missing, n_hash;
@@ -886,7 +941,13 @@ afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet_afxdp *xp,
     }
     hb->n_hints++;
     if (xdp_hints_clock(&v) == XDP_HINTS_CLOCK_MONOTONIC) {
-        afxdp_latency_record(q->k2p, (int64_t) (now - v.rx_timestamp));
+        int64_t delta = now - v.rx_timestamp;
+
+        if (afxdp_latency_record(q->k2p, delta) && xdp_hints_has_hash(&v)) {
+            afxdp_latency_flows_add_lazy(q->flows, v.rx_hash,
+                                         afxdp_flow_key_fill, &xp->packet,
+                                         delta);
+        }
         *ts = v.rx_timestamp;
     } else {
         *ts = 0;
