@@ -373,8 +373,8 @@ afxdp_xsk_drain_tx(struct afxdp_xsk *xsk, struct afxdp_pool *pool)
     }
 }
 
-/* Reads the entries between the consumer and producer indexes of a ring.
- * 'get' returns the frame address of entry 'idx'. */
+/* Returns how many entries a ring holds between its consumer and producer
+ * indexes. */
 static uint32_t
 afxdp_xsk_ring_span(const uint32_t *producer, const uint32_t *consumer)
 {
@@ -397,8 +397,33 @@ afxdp_xsk_mark(unsigned long *seen, const struct afxdp_pool_layout *l,
     }
 }
 
+/* Marks in 'seen' and appends to 'out' the frames of the entries between
+ * the consumer and producer indexes of a ring of 'size' entries whose
+ * memory is 'ring': struct xdp_desc entries if 'descs' (rx, tx), else
+ * 64-bit addresses (fill, completion). */
+static void
+afxdp_xsk_reclaim_ring(const void *ring, uint32_t size,
+                       const uint32_t *producer, const uint32_t *consumer,
+                       bool descs, unsigned long *seen,
+                       const struct afxdp_pool_layout *l,
+                       uint64_t *out, uint32_t *n_out)
+{
+    uint32_t n = MIN(afxdp_xsk_ring_span(producer, consumer), size);
+    uint32_t cons = *consumer;
+
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t idx = (cons + i) & (size - 1);
+        uint64_t addr = (descs ? ((const struct xdp_desc *) ring)[idx].addr
+                         : ((const uint64_t *) ring)[idx]);
+
+        afxdp_xsk_mark(seen, l, addr, out, n_out);
+    }
+}
+
 /* Returns to the pool every frame still in one of 'xsk''s rings.  Called
- * with the socket out of the XSKMAP and nobody polling or sending. */
+ * with the socket out of the XSKMAP and nobody polling or sending.  The
+ * order (rx before fill, completion before tx) follows the way frames
+ * move; 'seen' drops the ones caught in both rings of a move. */
 static void
 afxdp_xsk_reclaim(struct afxdp_xsk *xsk, struct afxdp_pool *pool,
                   unsigned long *seen)
@@ -408,36 +433,17 @@ afxdp_xsk_reclaim(struct afxdp_xsk *xsk, struct afxdp_pool *pool,
                     + xsk->comp.size;
     uint64_t *addrs = xmalloc(size * sizeof *addrs);
     uint32_t n_addrs = 0;
-    uint32_t i, n, cons;
 
-    n = afxdp_xsk_ring_span(xsk->rx.producer, xsk->rx.consumer);
-    cons = *xsk->rx.consumer;
-    for (i = 0; i < n && i < xsk->rx.size; i++) {
-        afxdp_xsk_mark(seen, l, xsk_ring_cons__rx_desc(&xsk->rx,
-                                                        cons + i)->addr,
-                       addrs, &n_addrs);
-    }
-    n = afxdp_xsk_ring_span(xsk->fill.producer, xsk->fill.consumer);
-    cons = *xsk->fill.consumer;
-    for (i = 0; i < n && i < xsk->fill.size; i++) {
-        afxdp_xsk_mark(seen, l, *xsk_ring_prod__fill_addr(&xsk->fill,
-                                                           cons + i),
-                       addrs, &n_addrs);
-    }
-    n = afxdp_xsk_ring_span(xsk->comp.producer, xsk->comp.consumer);
-    cons = *xsk->comp.consumer;
-    for (i = 0; i < n && i < xsk->comp.size; i++) {
-        afxdp_xsk_mark(seen, l, *xsk_ring_cons__comp_addr(&xsk->comp,
-                                                           cons + i),
-                       addrs, &n_addrs);
-    }
-    n = afxdp_xsk_ring_span(xsk->tx.producer, xsk->tx.consumer);
-    cons = *xsk->tx.consumer;
-    for (i = 0; i < n && i < xsk->tx.size; i++) {
-        afxdp_xsk_mark(seen, l, xsk_ring_prod__tx_desc(&xsk->tx,
-                                                        cons + i)->addr,
-                       addrs, &n_addrs);
-    }
+    afxdp_xsk_reclaim_ring(xsk->rx.ring, xsk->rx.size, xsk->rx.producer,
+                           xsk->rx.consumer, true, seen, l, addrs, &n_addrs);
+    afxdp_xsk_reclaim_ring(xsk->fill.ring, xsk->fill.size,
+                           xsk->fill.producer, xsk->fill.consumer, false,
+                           seen, l, addrs, &n_addrs);
+    afxdp_xsk_reclaim_ring(xsk->comp.ring, xsk->comp.size,
+                           xsk->comp.producer, xsk->comp.consumer, false,
+                           seen, l, addrs, &n_addrs);
+    afxdp_xsk_reclaim_ring(xsk->tx.ring, xsk->tx.size, xsk->tx.producer,
+                           xsk->tx.consumer, true, seen, l, addrs, &n_addrs);
     afxdp_pool_put(pool, addrs, n_addrs);
     free(addrs);
 }
