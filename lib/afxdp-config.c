@@ -91,7 +91,11 @@ afxdp_config_init(struct afxdp_config *cfg)
     cfg->busy_poll_budget = AFXDP_CONFIG_DEFAULT_BUDGET;
     cfg->prefer_busy_poll = true;
     cfg->hints = XDP_HINTS_TS_HASH;
-    cfg->hints_dev_bound = true;
+    /* Off by default: Linux 6.18 can oops when a device is unregistered
+     * while a device-bound program is attached to it (see
+     * Documentation/topics/afxdp-options.rst), and a switch does not
+     * control when its devices go away. */
+    cfg->hints_dev_bound = false;
     for (int i = 0; i < AFXDP_CONFIG_MAX_RXQ; i++) {
         cfg->rxq_mode[i] = AFXDP_XSK_DEFAULT;
         cfg->rxq_busy_poll[i] = -1;
