@@ -49,6 +49,9 @@ enum xdp_hints_mode {
                                           * device's. */
 #define XDP_HINTS_F_VLAN       (1u << 3) /* vlan_tci and vlan_proto are the
                                           * tag the device stripped. */
+#define XDP_HINTS_F_MARK       (1u << 4) /* flow_mark is OVS's flow mark of
+                                          * the offloaded flow the frame
+                                          * matched (lib/afxdp-offload.c). */
 
 /* Bits of 'hash_type', as the kernel defines them for
  * bpf_xdp_metadata_rx_hash() (its enum xdp_rss_hash_type, a kernel ABI):
@@ -70,8 +73,8 @@ struct xdp_hints_ts {
     __u32 btf_id;               /* BTF id of this struct.  Must be last. */
 };
 
-/* XDP_HINTS_TS_HASH: timestamp, the device's rx hash and VLAN tag.
- * 32 bytes. */
+/* XDP_HINTS_TS_HASH: timestamp, the device's rx hash and VLAN tag, and the
+ * flow mark of a partially offloaded flow.  32 bytes. */
 struct xdp_hints_ts_hash {
     __u64 rx_timestamp;         /* Nanoseconds; clock given by 'flags'. */
     __u32 rx_hash;              /* The device's flow hash (RSS). */
@@ -79,7 +82,7 @@ struct xdp_hints_ts_hash {
     __u16 vlan_tci;             /* VLAN TCI, host byte order. */
     __u16 vlan_proto;           /* VLAN TPID, network byte order. */
     __u32 flags;                /* XDP_HINTS_F_*. */
-    __u32 reserved;             /* Zero; keeps the size a multiple of 8. */
+    __u32 flow_mark;            /* With XDP_HINTS_F_MARK, else 0. */
     __u32 btf_id;               /* BTF id of this struct.  Must be last. */
 };
 

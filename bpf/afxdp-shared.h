@@ -15,6 +15,17 @@ enum afxdp_prog_counter {
     AFXDP_PROG_QUEUE_RANGE,     /* rx_queue_index >= AFXDP_MAX_QUEUES. */
     AFXDP_PROG_HINTS_FAILED,    /* No room for XDP hints in front of the
                                  * frame: sent on without them. */
+    AFXDP_PROG_OFFLOAD_FORWARDED, /* Offloaded flow: redirected to the
+                                   * egress device. */
+    AFXDP_PROG_OFFLOAD_DROPPED, /* Offloaded flow: dropped. */
+    AFXDP_PROG_OFFLOAD_MARKED,  /* Offloaded flow (partial): to the socket
+                                 * with its flow mark. */
+    AFXDP_PROG_OFFLOAD_MISS,    /* Parsed, no offloaded flow: to the
+                                 * socket. */
+    AFXDP_PROG_OFFLOAD_UNPARSED, /* Not parsed exactly as OVS would: to the
+                                  * socket. */
+    AFXDP_PROG_OFFLOAD_ACTION_ERROR, /* An action failed (no room to push
+                                      * a tag, egress gone): dropped. */
     AFXDP_PROG_N_COUNTERS
 };
 

@@ -28,10 +28,16 @@
  */
 #include <stdbool.h>
 #include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <xdp/xdp_helpers.h>
 
+#include "bpf/afxdp-flow.h"
 #include "bpf/afxdp-hints.h"
 #include "bpf/afxdp-shared.h"
 
@@ -74,6 +80,29 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } afxdp_stats SEC(".maps");
+
+/* Flow offload (bpf/afxdp-flow.h): the mask table, the flows, and the
+ * devices flows output to.  All empty until userspace offloads a flow. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct afxdp_flow_masks);
+} afxdp_flow_masks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
+	__type(key, struct afxdp_flow_key);
+	__type(value, struct afxdp_flow_entry);
+} afxdp_flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, AFXDP_FLOW_MAX_EGRESS);
+	__type(key, __u32);
+	__type(value, __u32);
+} afxdp_egress SEC(".maps");
 
 /* Run configuration for libxdp's multi-program dispatcher: run late among
  * other programs, and let the next program see frames we pass to the stack.
@@ -131,7 +160,7 @@ static __always_inline int afxdp_hints_ts(struct xdp_md *ctx, const bool kfuncs)
 }
 
 static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
-					       const bool kfuncs)
+					       const bool kfuncs, __u32 mark)
 {
 	enum afxdp_rss_hash_type hash_type = 0;
 	struct xdp_hints_ts_hash *h;
@@ -143,6 +172,8 @@ static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
 	__u32 flags;
 
 	flags = afxdp_hints_timestamp(ctx, kfuncs, &ts);
+	if (mark)
+		flags |= XDP_HINTS_F_MARK;
 	if (kfuncs) {
 		if (!bpf_xdp_metadata_rx_hash(ctx, &hash, &hash_type))
 			flags |= XDP_HINTS_F_HASH;
@@ -162,23 +193,25 @@ static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
 	h->vlan_tci = vlan_tci;
 	h->vlan_proto = vlan_proto;
 	h->flags = flags;
-	h->reserved = 0;
+	h->flow_mark = mark;
 	h->btf_id = bpf_core_type_id_local(struct xdp_hints_ts_hash);
 	return 0;
 }
 
-/* Writes the hints 'hints_mode' asks for in front of the frame.  When the
+/* Writes the hints 'hints_mode' asks for in front of the frame, with flow
+ * mark 'mark' (0 for none; only XDP_HINTS_TS_HASH carries one).  When the
  * driver leaves no room for them (bpf_xdp_adjust_meta() fails: too little
  * headroom, or no metadata support), counts it; the frame goes on without
  * hints. */
-static __always_inline void afxdp_hints(struct xdp_md *ctx, const bool kfuncs)
+static __always_inline void afxdp_hints(struct xdp_md *ctx, const bool kfuncs,
+					__u32 mark)
 {
 	int ret;
 
 	if (hints_mode == XDP_HINTS_TS)
 		ret = afxdp_hints_ts(ctx, kfuncs);
 	else if (hints_mode == XDP_HINTS_TS_HASH)
-		ret = afxdp_hints_ts_hash(ctx, kfuncs);
+		ret = afxdp_hints_ts_hash(ctx, kfuncs, mark);
 	else
 		return;
 
@@ -186,12 +219,19 @@ static __always_inline void afxdp_hints(struct xdp_md *ctx, const bool kfuncs)
 		afxdp_count(AFXDP_PROG_HINTS_FAILED);
 }
 
+#include "bpf/afxdp-offload.bpf.h"
+
 /* The program's body: 'kfuncs' is a constant, true only in the
  * device-bound afxdp_ovs_dev. */
 static __always_inline int afxdp_redirect(struct xdp_md *ctx, const bool kfuncs)
 {
 	__u32 queue = ctx->rx_queue_index;
+	__u32 mark = 0;
 	long action;
+
+	action = afxdp_offload(ctx, &mark);
+	if (action >= 0)
+		return action;
 
 	if (queue >= AFXDP_MAX_QUEUES) {
 		afxdp_count(AFXDP_PROG_QUEUE_RANGE);
@@ -208,7 +248,7 @@ static __always_inline int afxdp_redirect(struct xdp_md *ctx, const bool kfuncs)
 	if (action == XDP_REDIRECT) {
 		/* The redirect happens after we return, with the frame as
 		 * we leave it: hints written now go along. */
-		afxdp_hints(ctx, kfuncs);
+		afxdp_hints(ctx, kfuncs, mark);
 		afxdp_count(AFXDP_PROG_REDIRECTED);
 	} else {
 		afxdp_count(AFXDP_PROG_NO_SOCKET);

@@ -5,6 +5,9 @@
 BPF_SRC = bpf/afxdp.bpf.c
 BPF_HDRS = \
 	$(sort $(patsubst $(srcdir)/%,%,$(filter-out %.skel.h $(srcdir)/$(BENCH_BPF_HDR),$(wildcard $(srcdir)/bpf/*.h))))
+# Headers of BPF C (kernel style, checked by check-style-bpf), as opposed
+# to the ones shared with userspace.
+BPF_BPF_HDRS = $(filter %.bpf.h,$(BPF_HDRS))
 BPF_OBJ = bpf/afxdp.bpf.o
 BPF_SKEL = bpf/afxdp.skel.h
 
@@ -69,7 +72,7 @@ check-style-bpf:
 	  exit 0; \
 	fi; \
 	status=0; \
-	for f in $(BPF_SRC) $(BENCH_BPF_SRC); do \
+	for f in $(BPF_SRC) $(BPF_BPF_HDRS) $(BENCH_BPF_SRC); do \
 	  echo "  CLANG-FORMAT $$f"; \
 	  $(CLANG_FORMAT) --style='$(BPF_CLANG_FORMAT_STYLE)' --dry-run \
 	    --Werror $(srcdir)/$$f || status=1; \

@@ -17,7 +17,8 @@
 
 /* State of an afxdp port, shared by the provider's files:
  *   lib/netdev-afxdp.c  life cycle, receive and send;
- *   lib/afxdp-stats.c   statistics, status, netdev-afxdp/show.
+ *   lib/afxdp-stats.c   statistics, status, netdev-afxdp/show;
+ *   lib/afxdp-offload.c flow offload into the port's XDP program.
  * Not for other modules.  Locking is described at the top of
  * lib/netdev-afxdp.c. */
 
@@ -27,6 +28,7 @@
 
 #include "afxdp-config.h"
 #include "afxdp-latency.h"
+#include "afxdp-offload.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
 #include "netdev-afxdp-pool.h"
@@ -111,6 +113,7 @@ struct afxdp_port {
                                      * hook, 0 if no program attached. */
     uint32_t id;                    /* Unique in this process, never 0. */
     struct xdp_hints_decoder *hints_dec;    /* NULL if hints are off. */
+    struct afxdp_offload *offload;  /* Flow offload state (its own mutex). */
 };
 
 struct afxdp_port *afxdp_port_lookup(const struct netdev *);

@@ -98,6 +98,12 @@ static const char *const counter_names[] = {
     [AFXDP_PROG_NO_SOCKET] = "xdp_no_socket",
     [AFXDP_PROG_QUEUE_RANGE] = "xdp_queue_out_of_range",
     [AFXDP_PROG_HINTS_FAILED] = "xdp_hints_failed",
+    [AFXDP_PROG_OFFLOAD_FORWARDED] = "xdp_offload_forwarded",
+    [AFXDP_PROG_OFFLOAD_DROPPED] = "xdp_offload_dropped",
+    [AFXDP_PROG_OFFLOAD_MARKED] = "xdp_offload_marked",
+    [AFXDP_PROG_OFFLOAD_MISS] = "xdp_offload_miss",
+    [AFXDP_PROG_OFFLOAD_UNPARSED] = "xdp_offload_unparsed",
+    [AFXDP_PROG_OFFLOAD_ACTION_ERROR] = "xdp_offload_action_error",
 };
 BUILD_ASSERT_DECL(ARRAY_SIZE(counter_names) == AFXDP_PROG_N_COUNTERS);
 
@@ -805,6 +811,15 @@ const struct btf *
 afxdp_xdp_btf(const struct afxdp_xdp *xdp)
 {
     return bpf_object__btf(xdp->skel->obj);
+}
+
+void
+afxdp_xdp_flow_maps(const struct afxdp_xdp *xdp,
+                    struct afxdp_xdp_flow_maps *maps)
+{
+    maps->masks_fd = bpf_map__fd(xdp->skel->maps.afxdp_flow_masks);
+    maps->flows_fd = bpf_map__fd(xdp->skel->maps.afxdp_flows);
+    maps->egress_fd = bpf_map__fd(xdp->skel->maps.afxdp_egress);
 }
 
 uint32_t

@@ -165,6 +165,18 @@ const char *afxdp_xdp_hints_desc(const struct afxdp_xdp *xdp);
  * valid until it is detached; never NULL after a successful attach. */
 const struct btf *afxdp_xdp_btf(const struct afxdp_xdp *xdp);
 
+/* The program's flow offload maps (bpf/afxdp-flow.h): file descriptors
+ * owned by 'xdp', valid until it is detached.  lib/afxdp-offload.c is the
+ * only writer. */
+struct afxdp_xdp_flow_maps {
+    int masks_fd;               /* 'afxdp_flow_masks': struct
+                                 * afxdp_flow_masks at key 0. */
+    int flows_fd;               /* 'afxdp_flows': per-CPU hash. */
+    int egress_fd;              /* 'afxdp_egress': devmap by ifindex. */
+};
+void afxdp_xdp_flow_maps(const struct afxdp_xdp *,
+                         struct afxdp_xdp_flow_maps *);
+
 /* Kernel id of the loaded program (for status and tests).  When libxdp
  * attached it alone, this is the id 'ip link' shows on the device; inside
  * the dispatcher, 'ip link' shows the dispatcher's id instead. */

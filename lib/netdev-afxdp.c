@@ -19,6 +19,7 @@
  *   afxdp-xsk        AF_XDP sockets of a port sharing its UMEM
  *   afxdp-xdp        our XDP program: load, attach, XSKMAP
  *   afxdp-stats      statistics, status, netdev-afxdp/show
+ *   afxdp-offload    flow offload into our XDP program (OVS's flow API)
  *
  * This file owns a port's life cycle (construct, set_config, reconfigure,
  * destruct) and the receive and send fast paths.  The state shared with
@@ -204,6 +205,7 @@ netdev_afxdp_init(void)
         afxdp_class_nonpmd.rxq_drain = NULL;
 
         afxdp_xdp_init();
+        afxdp_offload_register();
         fatal_signal_add_hook(netdev_afxdp_fatal_hook, NULL, NULL, true);
         afxdp_stats_register_commands();
         ovsthread_once_done(&once);
@@ -248,6 +250,7 @@ netdev_afxdp_construct(struct netdev *netdev_)
     port->queues = &dev->tx_locks;
     afxdp_config_init(&port->requested);
     atomic_init(&port->ifindex_for_signal, 0);
+    port->offload = afxdp_offload_create(netdev_get_name(netdev_));
 
     ovs_mutex_lock(&afxdp_ports_mutex);
     hmap_insert(&afxdp_ports, &port->node, hash_pointer(netdev_, 0));
@@ -272,6 +275,9 @@ netdev_afxdp_destruct(struct netdev *netdev_)
         hmap_remove(&afxdp_ports, &port->node);
         ovs_mutex_unlock(&afxdp_ports_mutex);
 
+        /* Other ports' flows must not send to a port OVS no longer has. */
+        afxdp_offload_egress_gone(port->ifindex);
+        afxdp_offload_destroy(port->offload);
         free(port->zc_fallback);
         free(port->error);
         free(port);
@@ -454,6 +460,7 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
     port->pool = NULL;
 
     atomic_store_relaxed(&port->ifindex_for_signal, 0);
+    afxdp_offload_detach(port->offload);
     xdp_hints_decoder_destroy(port->hints_dec);
     port->hints_dec = NULL;
     afxdp_xdp_detach(port->xdp);
@@ -734,6 +741,10 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     }
     port->netdev->n_rxq = n;
     port->netdev->n_txq = n;
+    afxdp_offload_attach(port->offload, port->xdp,
+                         port->hints_dec
+                         && afxdp_xdp_hints_mode(port->xdp)
+                            == XDP_HINTS_TS_HASH);
     dev->xdp_mode = cfg->xdp_mode;
     dev->xdp_mode_in_use = port->mode_in_use;
     dev->use_need_wakeup = cfg->use_need_wakeup;
@@ -955,6 +966,10 @@ afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet_afxdp *xp,
     if (xdp_hints_has_hash(&v)) {
         dp_packet_set_rss_hash(&xp->packet, v.rx_hash);
         hb->n_hash++;
+    }
+    if (xdp_hints_has_mark(&v)) {
+        /* Partially offloaded flow: the PMD finds it by its mark. */
+        dp_packet_set_flow_mark(&xp->packet, v.flow_mark);
     }
 }
 

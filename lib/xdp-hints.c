@@ -47,6 +47,7 @@ static const struct {
     [XDP_HINTS_FIELD_VLAN_TCI] = { "vlan_tci", 2 },
     [XDP_HINTS_FIELD_VLAN_PROTO] = { "vlan_proto", 2 },
     [XDP_HINTS_FIELD_FLAGS] = { "flags", 4 },
+    [XDP_HINTS_FIELD_FLOW_MARK] = { "flow_mark", 4 },
 };
 
 /* Name at 'offset' in 'btf', "" for none or a bad offset. */

@@ -24,12 +24,12 @@
  * whose name starts with "xdp_hints_" and whose last member is a 4-byte
  * integer "btf_id" ending exactly at the end of the struct.  Members are
  * found by name and read at the offset and with the size BTF gives them:
- * "rx_timestamp", "rx_hash", "hash_type", "vlan_tci", "vlan_proto" and
- * "flags", each optional, each an integer (or enum) no wider than the
- * matching member of struct xdp_hints_values.  Other members are ignored.
- * Nothing here depends on the C definitions of our layouts, so a program
- * built from another version of them, or anyone's program that follows the
- * format, is decoded correctly or refused.
+ * "rx_timestamp", "rx_hash", "hash_type", "vlan_tci", "vlan_proto",
+ * "flags" and "flow_mark", each optional, each an integer (or enum) no
+ * wider than the matching member of struct xdp_hints_values.  Other
+ * members are ignored.  Nothing here depends on the C definitions of our
+ * layouts, so a program built from another version of them, or anyone's
+ * program that follows the format, is decoded correctly or refused.
  *
  * Control path: xdp_hints_decoder_create() and _destroy() allocate and may
  * log (at DBG).  Fast path: xdp_hints_decode() and the helpers after it
@@ -57,6 +57,7 @@ enum xdp_hints_field {
     XDP_HINTS_FIELD_VLAN_TCI,
     XDP_HINTS_FIELD_VLAN_PROTO,
     XDP_HINTS_FIELD_FLAGS,
+    XDP_HINTS_FIELD_FLOW_MARK,
     XDP_HINTS_N_FIELDS
 };
 
@@ -99,6 +100,7 @@ struct xdp_hints_values {
     uint32_t flags;             /* XDP_HINTS_F_* bits. */
     uint16_t vlan_tci;
     uint16_t vlan_proto;        /* As stored: network byte order in ours. */
+    uint32_t flow_mark;         /* OVS flow mark of an offloaded flow. */
 };
 
 /* Scans 'btf' for layouts (see above).  On success returns 0 and stores in
@@ -196,6 +198,7 @@ xdp_hints_decode(const struct xdp_hints_decoder *dec, const uint8_t *data,
     XDP_HINTS_GET__(VLAN_TCI, vlan_tci);
     XDP_HINTS_GET__(VLAN_PROTO, vlan_proto);
     XDP_HINTS_GET__(FLAGS, flags);
+    XDP_HINTS_GET__(FLOW_MARK, flow_mark);
 #undef XDP_HINTS_GET__
     return true;
 }
@@ -243,6 +246,16 @@ static inline bool
 xdp_hints_has_vlan(const struct xdp_hints_values *v)
 {
     return xdp_hints_has__(v, XDP_HINTS_VALID(VLAN_TCI), XDP_HINTS_F_VLAN);
+}
+
+/* True if 'v' holds the flow mark of a partially offloaded flow.  Only a
+ * layout with flags can say so: a mark is never assumed. */
+static inline bool
+xdp_hints_has_mark(const struct xdp_hints_values *v)
+{
+    return ((v->valid & XDP_HINTS_VALID(FLOW_MARK))
+            && (v->valid & XDP_HINTS_VALID(FLAGS))
+            && (v->flags & XDP_HINTS_F_MARK));
 }
 
 #endif /* xdp-hints.h */

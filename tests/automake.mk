@@ -29,7 +29,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-openflow.at \
 	tests/afxdp-system-config.at \
 	tests/afxdp-system-queues.at \
-	tests/afxdp-system-hints.at
+	tests/afxdp-system-hints.at \
+	tests/afxdp-system-offload.at
 
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \

@@ -230,7 +230,8 @@ test_layouts_found(void)
 
     l = xdp_hints_decoder_find_name(dec, "xdp_hints_b");
     ovs_assert(l && l->btf_id == ids.b && l->size == 36);
-    ovs_assert(l->valid == (1u << XDP_HINTS_N_FIELDS) - 1);
+    ovs_assert(l->valid == ((1u << XDP_HINTS_N_FIELDS) - 1
+                            - XDP_HINTS_VALID(FLOW_MARK)));
     ovs_assert(l->members[XDP_HINTS_FIELD_RX_HASH].offset == 4);
     ovs_assert(l->members[XDP_HINTS_FIELD_HASH_TYPE].offset == 24);
     ovs_assert(l->members[XDP_HINTS_FIELD_FLAGS].size == 2);
@@ -457,6 +458,7 @@ test_our_program(void)
     CHECK_MEMBER(VLAN_TCI, vlan_tci);
     CHECK_MEMBER(VLAN_PROTO, vlan_proto);
     CHECK_MEMBER(FLAGS, flags);
+    CHECK_MEMBER(FLOW_MARK, flow_mark);
 #undef CHECK_MEMBER
     ovs_assert(dec->max_size == sizeof(struct xdp_hints_ts_hash));
 

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Flow offload: the contract between our XDP program (bpf/afxdp.bpf.c) and
+ * the provider's flow API (lib/afxdp-offload.c).
+ *
+ * Each port's program has its own flow table.  A frame is parsed into a
+ * 'struct afxdp_flow_key' with the same values OVS's flow_extract() gives
+ * the same fields; frames the program cannot parse exactly as OVS does
+ * (LLC, a second VLAN tag, IPv6 extension headers, bad IP lengths,
+ * truncated L4 headers, IGMP, ICMPv6 neighbour discovery...) are not
+ * looked up and go to the PMD as usual.
+ *
+ * Masked lookup, like OVS's megaflow classifier: the table
+ * 'afxdp_flow_masks' lists up to AFXDP_FLOW_MAX_MASKS masks in slots, and
+ * 'order[0..n_masks)' the slots to try, in order.  For each, the program
+ * ANDs the key with the slot's mask, writes the slot number in
+ * 'mask_slot', and looks the result up in the hash map 'afxdp_flows'.  The
+ * first hit wins (OVS's megaflows do not overlap, so the order only
+ * matters for speed).
+ *
+ * Update protocol (userspace), so that the program never uses a mask that
+ * is being rewritten: a slot's mask is written only while the slot is not
+ * in 'order' and has not been in it for at least a millisecond (far longer
+ * than a run of the program); entries for a slot are inserted before the
+ * slot enters 'order' and deleted after it leaves.  A program run that
+ * reads the table while it is being rewritten sees old or new slot numbers
+ * in 'order', never a wrong mask, and can only miss: the frame then goes to
+ * the PMD, which is always correct.
+ *
+ * Plain C, no kernel or OVS headers beyond <linux/types.h>. */
+#ifndef AFXDP_FLOW_H
+#define AFXDP_FLOW_H 1
+
+#include <linux/types.h>
+
+#define AFXDP_FLOW_MAX_MASKS 16     /* Masks (slots) per port. */
+#define AFXDP_FLOW_MAX_FLOWS 8192   /* Flows per port. */
+#define AFXDP_FLOW_MAX_ACTIONS 4    /* Actions per flow. */
+#define AFXDP_FLOW_MAX_EGRESS 256   /* Devices flows of a port output to. */
+
+/* Bits of 'nw_frag', as OVS's FLOW_NW_FRAG_*. */
+#define AFXDP_FLOW_FRAG_ANY   (1u << 0)   /* A fragment. */
+#define AFXDP_FLOW_FRAG_LATER (1u << 1)   /* Not the first fragment. */
+
+/* OVS's bit in 'vlan_tci' for "a tag is present" (its VLAN_CFI). */
+#define AFXDP_FLOW_VLAN_PRESENT 0x1000
+
+/* Fields of a frame, each in network byte order and with OVS's meaning
+ * (struct flow in OVS's lib/flow.h).  64 bytes; padding is zero. */
+struct afxdp_flow_key {
+    __u8 eth_dst[6];
+    __u8 eth_src[6];
+    __be16 eth_type;            /* After one VLAN tag, as OVS's dl_type. */
+    __be16 vlan_tci;            /* TCI | AFXDP_FLOW_VLAN_PRESENT if tagged,
+                                 * else 0. */
+    __be16 vlan_tpid;           /* Tag's TPID, 0 if untagged. */
+    __u8 nw_proto;              /* IPv4 protocol or IPv6 next header. */
+    __u8 nw_tos;                /* IPv4 TOS or IPv6 traffic class. */
+    __u8 nw_ttl;                /* IPv4 TTL or IPv6 hop limit. */
+    __u8 nw_frag;               /* AFXDP_FLOW_FRAG_* bits. */
+    __u8 mask_slot;             /* In 'afxdp_flows' keys only: the slot of
+                                 * the mask the key was masked with. */
+    __u8 pad0;
+    __be16 tp_src;              /* L4 source port, or htons(ICMP type). */
+    __be16 tp_dst;              /* L4 destination port, or htons(code). */
+    __be32 nw_src[4];           /* IPv4 address in [0], or IPv6 address. */
+    __be32 nw_dst[4];
+    __u32 pad1;
+};
+
+/* The mask table, the one entry of the ARRAY map 'afxdp_flow_masks'. */
+struct afxdp_flow_masks {
+    __u32 n_masks;                          /* Slots in 'order'. */
+    __u8 order[AFXDP_FLOW_MAX_MASKS];       /* Slots to try, in order. */
+    struct afxdp_flow_key masks[AFXDP_FLOW_MAX_MASKS];
+};
+
+/* Actions, in 'acts' of a flow entry, run in order; the last is one of
+ * OUTPUT, DROP or MARK. */
+enum afxdp_flow_act {
+    AFXDP_FLOW_ACT_NONE,        /* End of the list (reads as DROP). */
+    AFXDP_FLOW_ACT_OUTPUT,      /* XDP_REDIRECT to 'out_ifindex' through
+                                 * the devmap 'afxdp_egress'. */
+    AFXDP_FLOW_ACT_DROP,        /* XDP_DROP. */
+    AFXDP_FLOW_ACT_MARK,        /* Partial offload: to the AF_XDP socket as
+                                 * usual, with 'mark' in the XDP hints. */
+    AFXDP_FLOW_ACT_PUSH_VLAN,   /* Push 'vlan_tpid', 'vlan_tci'. */
+    AFXDP_FLOW_ACT_POP_VLAN,    /* Pop the outer tag, if any. */
+    AFXDP_FLOW_ACT_SET_ETH,     /* Ethernet addresses, masked. */
+};
+
+/* Value of 'afxdp_flows' (a per-CPU hash map).  Userspace writes the same
+ * action part on every CPU and zero counters; the program updates its
+ * CPU's counters only. */
+struct afxdp_flow_entry {
+    __u8 acts[AFXDP_FLOW_MAX_ACTIONS];  /* enum afxdp_flow_act. */
+    __u32 out_ifindex;                  /* ACT_OUTPUT. */
+    __u32 mark;                         /* ACT_MARK: OVS's flow mark. */
+    __be16 vlan_tpid;                   /* ACT_PUSH_VLAN. */
+    __be16 vlan_tci;                    /* ACT_PUSH_VLAN, as on the wire. */
+    __u8 eth_dst[6], eth_dst_mask[6];   /* ACT_SET_ETH. */
+    __u8 eth_src[6], eth_src_mask[6];
+    /* Counters, per CPU. */
+    __u64 packets;
+    __u64 bytes;                        /* Frame bytes at ingress. */
+    __u64 used_ns;                      /* CLOCK_MONOTONIC_COARSE, 0 if
+                                         * never used. */
+    __u16 tcp_flags;                    /* OR of the TCP flags seen, host
+                                         * byte order. */
+    __u16 pad[3];
+};
+
+#endif /* afxdp-flow.h */

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Flow offload in our XDP program: parse, masked lookup, actions.
+ * Included by bpf/afxdp.bpf.c after its maps and afxdp_count(); the
+ * contract with userspace is bpf/afxdp-flow.h.
+ *
+ * The parser gives each field the value OVS's flow_extract() gives it.
+ * Where OVS would do something the parser does not (LLC/SNAP, a second
+ * VLAN tag, IPv6 extension headers, an IP header OVS finds invalid, an L4
+ * header too short for OVS, IGMP, ICMPv6 neighbour discovery and MLD), it
+ * gives up and the frame goes to the PMD: a miss is always safe, a wrong
+ * key never is.  It may demand more than OVS does (e.g. 8 bytes of ICMP),
+ * never less.
+ */
+#ifndef AFXDP_OFFLOAD_BPF_H
+#define AFXDP_OFFLOAD_BPF_H 1
+
+#define AFXDP_ETH_P_8021Q 0x8100
+#define AFXDP_ETH_P_8021AD 0x88a8
+#define AFXDP_IP_MF 0x2000
+#define AFXDP_IP_OFFSET 0x1fff
+
+struct afxdp_vlan_hdr {
+	__be16 tci;
+	__be16 proto;
+};
+
+/* True if 'len' bytes from 'b' are within the L3 payload ('lim') and the
+ * frame ('end').  The verifier knows only the frame's end, and 'lim' is
+ * never past it. */
+static __always_inline bool afxdp_fits(__u8 *b, __u32 len, void *lim, void *end)
+{
+	return (void *)(b + len) <= lim && (void *)(b + len) <= end;
+}
+
+/* Parses the L4 header at 'l4' (whose L3 payload ends at 'lim', in a frame
+ * that ends at 'end') for 'proto' into 'k' and '*tcp_flags'.  Returns 0,
+ * or -1 where OVS would parse otherwise. */
+static __always_inline int afxdp_parse_l4(void *l4, void *lim, void *end,
+					  __u8 proto, bool v6,
+					  struct afxdp_flow_key *k,
+					  __u16 *tcp_flags)
+{
+	__u8 *b = l4;
+
+	if (proto == IPPROTO_TCP) {
+		__u16 ctl;
+
+		if (!afxdp_fits(b, 20, lim, end))
+			return -1;
+		ctl = ((__u16)b[12] << 8) | b[13];
+		/* OVS wants the data offset to cover a whole header. */
+		if ((ctl >> 12) < 5 || (void *)(b + (ctl >> 12) * 4) > lim)
+			return -1;
+		*tcp_flags = ctl & 0x0fff;
+		__builtin_memcpy(&k->tp_src, b, 2);
+		__builtin_memcpy(&k->tp_dst, b + 2, 2);
+	} else if (proto == IPPROTO_UDP || proto == IPPROTO_SCTP) {
+		if (!afxdp_fits(b, proto == IPPROTO_UDP ? 8 : 12, lim, end))
+			return -1;
+		__builtin_memcpy(&k->tp_src, b, 2);
+		__builtin_memcpy(&k->tp_dst, b + 2, 2);
+	} else if ((!v6 && proto == IPPROTO_ICMP) ||
+		   (v6 && proto == IPPROTO_ICMPV6)) {
+		if (!afxdp_fits(b, 8, lim, end))
+			return -1;
+		/* ICMPv6 130..143: MLD and neighbour discovery, whose
+		 * options OVS parses. */
+		if (v6 && b[0] >= 130 && b[0] <= 143)
+			return -1;
+		k->tp_src = bpf_htons(b[0]);
+		k->tp_dst = bpf_htons(b[1]);
+	} else if (!v6 && proto == IPPROTO_IGMP) {
+		return -1;
+	}
+	return 0;
+}
+
+static __always_inline int afxdp_parse_ipv4(void *l3, void *end,
+					    struct afxdp_flow_key *k,
+					    __u16 *tcp_flags)
+{
+	struct iphdr *ip = l3;
+	__u32 ihl, tot_len;
+	__u16 frag;
+
+	if ((void *)(ip + 1) > end)
+		return -1;
+	ihl = ip->ihl * 4;
+	tot_len = bpf_ntohs(ip->tot_len);
+	if (ip->version != 4 || ihl < sizeof *ip || tot_len < ihl ||
+	    l3 + tot_len > end)
+		return -1;
+	k->nw_src[0] = ip->saddr;
+	k->nw_dst[0] = ip->daddr;
+	k->nw_proto = ip->protocol;
+	k->nw_tos = ip->tos;
+	k->nw_ttl = ip->ttl;
+	frag = bpf_ntohs(ip->frag_off);
+	if (frag & (AFXDP_IP_MF | AFXDP_IP_OFFSET)) {
+		k->nw_frag = AFXDP_FLOW_FRAG_ANY;
+		if (frag & AFXDP_IP_OFFSET) {
+			/* No L4 header in later fragments. */
+			k->nw_frag |= AFXDP_FLOW_FRAG_LATER;
+			return 0;
+		}
+	}
+	/* L4 ends where IP says, not at the end of the frame. */
+	return afxdp_parse_l4(l3 + ihl, l3 + tot_len, end, ip->protocol, false,
+			      k, tcp_flags);
+}
+
+static __always_inline int afxdp_parse_ipv6(void *l3, void *end,
+					    struct afxdp_flow_key *k,
+					    __u16 *tcp_flags)
+{
+	struct ipv6hdr *ip6 = l3;
+	__u32 plen;
+	__u8 nxt;
+
+	if ((void *)(ip6 + 1) > end || ip6->version != 6)
+		return -1;
+	plen = bpf_ntohs(ip6->payload_len);
+	if ((void *)(ip6 + 1) + plen > end)
+		return -1;
+	nxt = ip6->nexthdr;
+	/* Extension headers OVS walks: hop-by-hop, routing, fragment,
+	 * AH, destination options. */
+	if (nxt == 0 || nxt == 43 || nxt == 44 || nxt == 51 || nxt == 60)
+		return -1;
+	__builtin_memcpy(k->nw_src, &ip6->saddr, 16);
+	__builtin_memcpy(k->nw_dst, &ip6->daddr, 16);
+	k->nw_proto = nxt;
+	k->nw_tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
+	k->nw_ttl = ip6->hop_limit;
+	return afxdp_parse_l4(ip6 + 1, (void *)(ip6 + 1) + plen, end, nxt, true,
+			      k, tcp_flags);
+}
+
+/* Parses the frame into 'k' (zeroed by the caller).  Returns 0, or -1 if
+ * the frame is not one the program parses exactly as OVS. */
+static __always_inline int
+afxdp_parse(struct xdp_md *ctx, struct afxdp_flow_key *k, __u16 *tcp_flags)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	void *l3 = eth + 1;
+	__be16 proto;
+
+	if (l3 > end)
+		return -1;
+	__builtin_memcpy(k->eth_dst, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(k->eth_src, eth->h_source, ETH_ALEN);
+	proto = eth->h_proto;
+	if (proto == bpf_htons(AFXDP_ETH_P_8021Q) ||
+	    proto == bpf_htons(AFXDP_ETH_P_8021AD)) {
+		struct afxdp_vlan_hdr *vh = l3;
+
+		if ((void *)(vh + 1) > end)
+			return -1;
+		k->vlan_tpid = proto;
+		k->vlan_tci = vh->tci | bpf_htons(AFXDP_FLOW_VLAN_PRESENT);
+		proto = vh->proto;
+		l3 = vh + 1;
+		if (proto == bpf_htons(AFXDP_ETH_P_8021Q) ||
+		    proto == bpf_htons(AFXDP_ETH_P_8021AD))
+			return -1;
+	}
+	if (bpf_ntohs(proto) < ETH_P_802_3_MIN)
+		return -1;
+	k->eth_type = proto;
+	if (proto == bpf_htons(ETH_P_IP))
+		return afxdp_parse_ipv4(l3, end, k, tcp_flags);
+	if (proto == bpf_htons(ETH_P_IPV6))
+		return afxdp_parse_ipv6(l3, end, k, tcp_flags);
+	return 0;
+}
+
+/* Finds the offloaded flow of the frame parsed into 'k', or NULL. */
+static __always_inline struct afxdp_flow_entry *
+afxdp_flow_lookup(const struct afxdp_flow_masks *t,
+		  const struct afxdp_flow_key *k)
+{
+	struct afxdp_flow_key m;
+	__u32 n = t->n_masks;
+
+	for (__u32 i = 0; i < AFXDP_FLOW_MAX_MASKS && i < n; i++) {
+		__u32 slot = t->order[i] & (AFXDP_FLOW_MAX_MASKS - 1);
+		const __u64 *mask = (const __u64 *)&t->masks[slot];
+		const __u64 *key = (const __u64 *)k;
+		__u64 *out = (__u64 *)&m;
+		struct afxdp_flow_entry *e;
+
+#pragma unroll
+		for (int w = 0; w < sizeof m / 8; w++)
+			out[w] = key[w] & mask[w];
+		m.mask_slot = slot;
+		e = bpf_map_lookup_elem(&afxdp_flows, &m);
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
+/* Pushes a VLAN tag with 'tpid' and 'tci' (network order).  Returns 0 or
+ * -1. */
+static __always_inline int afxdp_push_vlan(struct xdp_md *ctx, __be16 tpid,
+					   __be16 tci)
+{
+	struct afxdp_vlan_hdr *vh;
+	__u8 macs[2 * ETH_ALEN];
+	struct ethhdr *eth;
+	void *data, *end;
+
+	if (bpf_xdp_adjust_head(ctx, -(int)sizeof *vh))
+		return -1;
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	eth = data;
+	vh = (void *)(eth + 1);
+	if ((void *)(vh + 1) > end)
+		return -1;
+	/* The addresses move to the front; the old type stays behind the
+	 * new tag, where it belongs. */
+	__builtin_memcpy(macs, (__u8 *)eth + sizeof *vh, sizeof macs);
+	__builtin_memcpy(eth, macs, sizeof macs);
+	eth->h_proto = tpid;
+	vh->tci = tci;
+	return 0;
+}
+
+/* Pops the outer VLAN tag, if there is one.  Returns 0 or -1. */
+static __always_inline int afxdp_pop_vlan(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	__u8 macs[2 * ETH_ALEN];
+
+	if ((void *)eth + sizeof *eth + sizeof(struct afxdp_vlan_hdr) > end)
+		return 0;
+	if (eth->h_proto != bpf_htons(AFXDP_ETH_P_8021Q) &&
+	    eth->h_proto != bpf_htons(AFXDP_ETH_P_8021AD))
+		return 0;
+	__builtin_memcpy(macs, eth, sizeof macs);
+	if (bpf_xdp_adjust_head(ctx, (int)sizeof(struct afxdp_vlan_hdr)))
+		return -1;
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	if (data + sizeof macs > end)
+		return -1;
+	__builtin_memcpy(data, macs, sizeof macs);
+	return 0;
+}
+
+/* Writes the Ethernet addresses of 'e' under their masks. */
+static __always_inline int afxdp_set_eth(struct xdp_md *ctx,
+					 const struct afxdp_flow_entry *e)
+{
+	__u8 *p = (void *)(long)ctx->data;
+
+	if ((void *)(p + 2 * ETH_ALEN) > (void *)(long)ctx->data_end)
+		return -1;
+#pragma unroll
+	for (int i = 0; i < ETH_ALEN; i++) {
+		p[i] = (p[i] & ~e->eth_dst_mask[i]) | e->eth_dst[i];
+		p[ETH_ALEN + i] =
+			(p[ETH_ALEN + i] & ~e->eth_src_mask[i]) | e->eth_src[i];
+	}
+	return 0;
+}
+
+/* Runs the actions of 'e'.  Returns the XDP action, or -1 to hand the
+ * frame to the socket with '*mark' set. */
+static __always_inline long afxdp_flow_act(struct xdp_md *ctx,
+					   const struct afxdp_flow_entry *e,
+					   __u32 *mark)
+{
+	long ret;
+
+#pragma unroll
+	for (int i = 0; i < AFXDP_FLOW_MAX_ACTIONS; i++) {
+		switch (e->acts[i]) {
+		case AFXDP_FLOW_ACT_OUTPUT:
+			ret = bpf_redirect_map(&afxdp_egress, e->out_ifindex,
+					       XDP_DROP);
+			afxdp_count(ret == XDP_REDIRECT
+					    ? AFXDP_PROG_OFFLOAD_FORWARDED
+					    : AFXDP_PROG_OFFLOAD_ACTION_ERROR);
+			return ret;
+		case AFXDP_FLOW_ACT_MARK:
+			*mark = e->mark;
+			afxdp_count(AFXDP_PROG_OFFLOAD_MARKED);
+			return -1;
+		case AFXDP_FLOW_ACT_PUSH_VLAN:
+			if (afxdp_push_vlan(ctx, e->vlan_tpid, e->vlan_tci))
+				goto error;
+			break;
+		case AFXDP_FLOW_ACT_POP_VLAN:
+			if (afxdp_pop_vlan(ctx))
+				goto error;
+			break;
+		case AFXDP_FLOW_ACT_SET_ETH:
+			if (afxdp_set_eth(ctx, e))
+				goto error;
+			break;
+		default:
+			afxdp_count(AFXDP_PROG_OFFLOAD_DROPPED);
+			return XDP_DROP;
+		}
+	}
+	afxdp_count(AFXDP_PROG_OFFLOAD_DROPPED);
+	return XDP_DROP;
+
+error:
+	afxdp_count(AFXDP_PROG_OFFLOAD_ACTION_ERROR);
+	return XDP_DROP;
+}
+
+/* Offloaded flows: returns the XDP action for a frame an offloaded flow
+ * handles, or -1 to go on to the socket, with '*mark' set if a partially
+ * offloaded flow matched. */
+static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark)
+{
+	const struct afxdp_flow_masks *t;
+	struct afxdp_flow_entry *e;
+	struct afxdp_flow_key k;
+	__u16 tcp_flags = 0;
+	__u32 zero = 0;
+	__u64 len;
+
+	t = bpf_map_lookup_elem(&afxdp_flow_masks, &zero);
+	if (!t || !t->n_masks)
+		return -1;
+
+	__builtin_memset(&k, 0, sizeof k);
+	if (afxdp_parse(ctx, &k, &tcp_flags)) {
+		afxdp_count(AFXDP_PROG_OFFLOAD_UNPARSED);
+		return -1;
+	}
+	e = afxdp_flow_lookup(t, &k);
+	if (!e) {
+		afxdp_count(AFXDP_PROG_OFFLOAD_MISS);
+		return -1;
+	}
+
+	/* Per-CPU entry: plain updates. */
+	len = ctx->data_end - ctx->data;
+	e->packets++;
+	e->bytes += len;
+	e->used_ns = bpf_ktime_get_coarse_ns();
+	e->tcp_flags |= tcp_flags;
+	return afxdp_flow_act(ctx, e, mark);
+}
+
+#endif /* afxdp-offload.bpf.h */

@@ -1,0 +1,1079 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Flow offload into our XDP program.  See afxdp-offload.h for what it does
+ * and bpf/afxdp-flow.h for the maps it writes and their update protocol. */
+
+#include <config.h>
+
+#include "afxdp-offload.h"
+
+#include <errno.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "afxdp-port-private.h"
+#include "afxdp-xdp.h"
+#include "bpf/afxdp-flow.h"
+#include "coverage.h"
+#include "dpif.h"
+#include "flow.h"
+#include "netdev-offload-provider.h"
+#include "netdev-provider.h"
+#include "netlink.h"
+#include "odp-netlink.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/list.h"
+#include "openvswitch/match.h"
+#include "openvswitch/thread.h"
+#include "openvswitch/vlog.h"
+#include "packets.h"
+#include "smap.h"
+#include "timeval.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(afxdp_offload);
+
+COVERAGE_DEFINE(afxdp_offload_refused_match);
+COVERAGE_DEFINE(afxdp_offload_refused_action);
+COVERAGE_DEFINE(afxdp_offload_refused_space);
+COVERAGE_DEFINE(afxdp_offload_egress_removed);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* Name of our flow API, as OVS logs it ("Assigned flow API ..."). */
+#define AFXDP_OFFLOAD_API "afxdp_xdp"
+
+/* How long a mask slot stays unused after it left the lookup order before
+ * it may hold another mask: far longer than one run of the program. */
+#define AFXDP_OFFLOAD_SLOT_QUIET_MS 2
+
+/* One offloaded megaflow. */
+struct afxdp_offload_flow {
+    struct hmap_node node;          /* In 'flows', by 'ufid'. */
+    ovs_u128 ufid;                  /* OVS's megaflow ufid. */
+    struct afxdp_flow_key key;      /* Masked by 'mask'; no slot. */
+    struct afxdp_flow_key mask;
+    struct afxdp_flow_entry entry;  /* Actions; zero counters. */
+    bool partial;                   /* ACT_MARK: the PMD runs actions. */
+    int slot;                       /* Mask slot, -1 if not in a program. */
+    struct dpif_flow_stats base;    /* Counts from programs gone. */
+};
+
+/* Offload state of one port. */
+struct afxdp_offload {
+    struct ovs_list list_node;      /* In 'all_offloads'. */
+    char *name;                     /* Port name, for logs. */
+    struct ovs_mutex mutex;         /* Guards what follows. */
+    struct hmap flows OVS_GUARDED;  /* struct afxdp_offload_flow. */
+    bool attached OVS_GUARDED;      /* 'maps' are a live program's. */
+    bool marks OVS_GUARDED;         /* Its hints can carry a flow mark. */
+    struct afxdp_xdp_flow_maps maps OVS_GUARDED;
+    struct afxdp_flow_masks table OVS_GUARDED;   /* As in the program. */
+    int slot_refs[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;   /* Flows per slot. */
+    long long int slot_freed[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;
+    struct hmap egress OVS_GUARDED; /* struct afxdp_offload_egress. */
+};
+
+/* A device that flows of a port output to, in its devmap. */
+struct afxdp_offload_egress {
+    struct hmap_node node;          /* In 'egress', by 'ifindex'. */
+    int ifindex;
+    int refs;                       /* Installed flows that use it. */
+};
+
+static struct ovs_mutex all_offloads_mutex = OVS_MUTEX_INITIALIZER;
+static struct ovs_list all_offloads OVS_GUARDED_BY(all_offloads_mutex)
+    = OVS_LIST_INITIALIZER(&all_offloads);
+
+/* Match translation (pure). */
+
+/* True if every bit of 'value' under 'mask' is zero. */
+static bool
+afxdp_masked_zero(const void *value_, const void *mask_, size_t n)
+{
+    const uint8_t *value = value_, *mask = mask_;
+
+    for (size_t i = 0; i < n; i++) {
+        if (value[i] & mask[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Fields that every frame the program parses has at zero (metadata of a
+ * frame fresh from the wire, and a second VLAN tag, which the program
+ * never parses): a match on them is fine if it asks for zero.  Clears them
+ * from 'rest'.  Returns NULL or what is wrong. */
+static const char *
+afxdp_match_zero_fields(const struct flow *f, struct flow *rest)
+{
+#define AFXDP_ZERO_FIELD(FIELD, NAME)                                     \
+    if (!afxdp_masked_zero(&f->FIELD, &rest->FIELD, sizeof f->FIELD)) {  \
+        return NAME " is not zero";                                       \
+    }                                                                     \
+    memset(&rest->FIELD, 0, sizeof rest->FIELD);
+
+    AFXDP_ZERO_FIELD(tunnel, "tunnel metadata");
+    AFXDP_ZERO_FIELD(metadata, "metadata");
+    AFXDP_ZERO_FIELD(regs, "a register");
+    AFXDP_ZERO_FIELD(skb_priority, "skb_priority");
+    AFXDP_ZERO_FIELD(pkt_mark, "pkt_mark");
+    AFXDP_ZERO_FIELD(dp_hash, "dp_hash");
+    AFXDP_ZERO_FIELD(recirc_id, "recirc_id");
+    AFXDP_ZERO_FIELD(ct_state, "ct_state");
+    AFXDP_ZERO_FIELD(ct_nw_proto, "ct_nw_proto");
+    AFXDP_ZERO_FIELD(ct_zone, "ct_zone");
+    AFXDP_ZERO_FIELD(ct_mark, "ct_mark");
+    AFXDP_ZERO_FIELD(packet_type, "packet_type (not Ethernet)");
+    AFXDP_ZERO_FIELD(ct_label, "ct_label");
+    AFXDP_ZERO_FIELD(conj_id, "conj_id");
+    AFXDP_ZERO_FIELD(actset_output, "actset_output");
+    AFXDP_ZERO_FIELD(vlans[1], "a second VLAN tag");
+    AFXDP_ZERO_FIELD(ct_nw_src, "ct_nw_src");
+    AFXDP_ZERO_FIELD(ct_nw_dst, "ct_nw_dst");
+    AFXDP_ZERO_FIELD(ct_ipv6_src, "ct_ipv6_src");
+    AFXDP_ZERO_FIELD(ct_ipv6_dst, "ct_ipv6_dst");
+    AFXDP_ZERO_FIELD(ct_tp_src, "ct_tp_src");
+    AFXDP_ZERO_FIELD(ct_tp_dst, "ct_tp_dst");
+#undef AFXDP_ZERO_FIELD
+    return NULL;
+}
+
+/* Moves the L3 and L4 fields of the match into 'key' and 'mask' and
+ * clears them from 'rest'.  Returns NULL or what is wrong. */
+static const char *
+afxdp_match_l3(const struct flow *f, struct flow *rest,
+               struct afxdp_flow_key *key, struct afxdp_flow_key *mask)
+{
+    const struct flow *m = rest;
+    bool v4 = f->dl_type == htons(ETH_TYPE_IP);
+    bool v6 = f->dl_type == htons(ETH_TYPE_IPV6);
+    bool l3 = (m->nw_src || m->nw_dst || m->nw_proto || m->nw_tos
+               || m->nw_ttl || m->nw_frag
+               || !ipv6_mask_is_any(&m->ipv6_src)
+               || !ipv6_mask_is_any(&m->ipv6_dst));
+    bool l4 = m->tp_src || m->tp_dst;
+
+    if (!l3 && !l4) {
+        return NULL;
+    }
+    if (m->dl_type != OVS_BE16_MAX || (!v4 && !v6)) {
+        return "L3 fields without an exact IPv4 or IPv6 EtherType";
+    }
+    if (v4 && (!ipv6_mask_is_any(&m->ipv6_src)
+               || !ipv6_mask_is_any(&m->ipv6_dst))) {
+        return "IPv6 addresses in an IPv4 flow";
+    }
+    if (v6 && (m->nw_src || m->nw_dst)) {
+        return "IPv4 addresses in an IPv6 flow";
+    }
+    if (l4) {
+        uint8_t p = f->nw_proto;
+
+        if (m->nw_proto != UINT8_MAX
+            || !(p == IPPROTO_TCP || p == IPPROTO_UDP || p == IPPROTO_SCTP
+                 || (v4 && p == IPPROTO_ICMP)
+                 || (v6 && p == IPPROTO_ICMPV6))) {
+            return "L4 fields without an exact TCP, UDP, SCTP or ICMP "
+                   "protocol";
+        }
+    }
+
+    if (v4) {
+        key->nw_src[0] = f->nw_src & m->nw_src;
+        mask->nw_src[0] = m->nw_src;
+        key->nw_dst[0] = f->nw_dst & m->nw_dst;
+        mask->nw_dst[0] = m->nw_dst;
+    } else {
+        struct in6_addr a;
+
+        a = ipv6_addr_bitand(&f->ipv6_src, &m->ipv6_src);
+        memcpy(key->nw_src, &a, sizeof a);
+        memcpy(mask->nw_src, &m->ipv6_src, sizeof m->ipv6_src);
+        a = ipv6_addr_bitand(&f->ipv6_dst, &m->ipv6_dst);
+        memcpy(key->nw_dst, &a, sizeof a);
+        memcpy(mask->nw_dst, &m->ipv6_dst, sizeof m->ipv6_dst);
+    }
+    key->nw_proto = f->nw_proto & m->nw_proto;
+    mask->nw_proto = m->nw_proto;
+    key->nw_tos = f->nw_tos & m->nw_tos;
+    mask->nw_tos = m->nw_tos;
+    key->nw_ttl = f->nw_ttl & m->nw_ttl;
+    mask->nw_ttl = m->nw_ttl;
+    key->nw_frag = f->nw_frag & m->nw_frag;
+    mask->nw_frag = m->nw_frag;
+    key->tp_src = f->tp_src & m->tp_src;
+    mask->tp_src = m->tp_src;
+    key->tp_dst = f->tp_dst & m->tp_dst;
+    mask->tp_dst = m->tp_dst;
+
+    memset(&rest->nw_src, 0, sizeof rest->nw_src);
+    memset(&rest->nw_dst, 0, sizeof rest->nw_dst);
+    memset(&rest->ipv6_src, 0, sizeof rest->ipv6_src);
+    memset(&rest->ipv6_dst, 0, sizeof rest->ipv6_dst);
+    rest->nw_proto = rest->nw_tos = rest->nw_ttl = rest->nw_frag = 0;
+    rest->tp_src = rest->tp_dst = 0;
+    return NULL;
+}
+
+const char *
+afxdp_offload_translate_match(const struct match *match,
+                              struct afxdp_flow_key *key,
+                              struct afxdp_flow_key *mask)
+{
+    const struct flow *f = &match->flow;
+    struct flow rest = match->wc.masks;
+    const struct flow *m = &rest;
+    const char *why;
+
+    memset(key, 0, sizeof *key);
+    memset(mask, 0, sizeof *mask);
+
+    /* The port is the one the flow API was called for. */
+    memset(&rest.in_port, 0, sizeof rest.in_port);
+    why = afxdp_match_zero_fields(f, &rest);
+    if (why) {
+        return why;
+    }
+
+    for (int i = 0; i < ETH_ADDR_LEN; i++) {
+        key->eth_dst[i] = f->dl_dst.ea[i] & m->dl_dst.ea[i];
+        mask->eth_dst[i] = m->dl_dst.ea[i];
+        key->eth_src[i] = f->dl_src.ea[i] & m->dl_src.ea[i];
+        mask->eth_src[i] = m->dl_src.ea[i];
+    }
+    key->eth_type = f->dl_type & m->dl_type;
+    mask->eth_type = m->dl_type;
+    key->vlan_tci = f->vlans[0].tci & m->vlans[0].tci;
+    mask->vlan_tci = m->vlans[0].tci;
+    key->vlan_tpid = f->vlans[0].tpid & m->vlans[0].tpid;
+    mask->vlan_tpid = m->vlans[0].tpid;
+
+    why = afxdp_match_l3(f, &rest, key, mask);
+    if (why) {
+        return why;
+    }
+    rest.dl_dst = eth_addr_zero;
+    rest.dl_src = eth_addr_zero;
+    rest.dl_type = 0;
+    memset(&rest.vlans[0], 0, sizeof rest.vlans[0]);
+
+    if (!is_all_zeros(&rest, sizeof rest)) {
+        return "a field the XDP program does not parse (MPLS, ARP, ND, "
+               "NSH, IGMP, IPv6 label or TCP flags)";
+    }
+    return NULL;
+}
+
+/* Action translation. */
+
+/* Returns the ifindex of the afxdp port with datapath port 'port' of the
+ * datapath of 'in', or 0 if it is not an afxdp port other than 'in'. */
+static int
+afxdp_offload_egress_ifindex(struct netdev *in, odp_port_t port)
+{
+    struct netdev *out = netdev_ports_get(port, netdev_get_dpif_type(in));
+    int ifindex = 0;
+
+    if (out) {
+        if (out != in && afxdp_port_lookup(out)) {
+            ifindex = netdev_get_ifindex(out);
+            ifindex = MAX(ifindex, 0);
+        }
+        netdev_close(out);
+    }
+    return ifindex;
+}
+
+/* Adds a SET_ETH action that writes 'v' under 'm' (NULL for all ones).
+ * Returns false if it cannot (one per flow). */
+static bool
+afxdp_act_set_eth(struct afxdp_flow_entry *e, int *n,
+                  const struct ovs_key_ethernet *v,
+                  const struct ovs_key_ethernet *m)
+{
+    for (int i = 0; i < *n; i++) {
+        if (e->acts[i] == AFXDP_FLOW_ACT_SET_ETH) {
+            return false;
+        }
+    }
+    for (int i = 0; i < ETH_ADDR_LEN; i++) {
+        uint8_t dm = m ? m->eth_dst.ea[i] : 0xff;
+        uint8_t sm = m ? m->eth_src.ea[i] : 0xff;
+
+        e->eth_dst[i] = v->eth_dst.ea[i] & dm;
+        e->eth_dst_mask[i] = dm;
+        e->eth_src[i] = v->eth_src.ea[i] & sm;
+        e->eth_src_mask[i] = sm;
+    }
+    e->acts[(*n)++] = AFXDP_FLOW_ACT_SET_ETH;
+    return true;
+}
+
+/* Adds the action of OVS_ACTION_ATTR_SET or _SET_MASKED 'a' ('masked'),
+ * if it sets Ethernet addresses.  Returns false otherwise. */
+static bool
+afxdp_act_set(struct afxdp_flow_entry *e, int *n, const struct nlattr *a,
+              bool masked)
+{
+    const struct nlattr *key = nl_attr_get(a);
+    const struct ovs_key_ethernet *v;
+    size_t size = sizeof *v * (masked ? 2 : 1);
+
+    if (nl_attr_type(key) != OVS_KEY_ATTR_ETHERNET
+        || nl_attr_get_size(key) != size) {
+        return false;
+    }
+    /* A masked set carries the mask right after the value. */
+    v = nl_attr_get(key);
+    return afxdp_act_set_eth(e, n, v, masked ? v + 1 : NULL);
+}
+
+/* Translates one action 'a' into 'e' (which has '*n' actions).  Returns
+ * false if the program cannot run it. */
+static bool
+afxdp_act_one(struct netdev *netdev, const struct nlattr *a, bool last,
+              struct afxdp_flow_entry *e, int *n)
+{
+    const struct ovs_action_push_vlan *pv;
+
+    if (*n >= AFXDP_FLOW_MAX_ACTIONS) {
+        return false;
+    }
+    /* An int, not the enum: most actions are refused by 'default'. */
+    int type = nl_attr_type(a);
+
+    switch (type) {
+    case OVS_ACTION_ATTR_OUTPUT:
+        e->out_ifindex = afxdp_offload_egress_ifindex(
+            netdev, nl_attr_get_odp_port(a));
+        if (!last || !e->out_ifindex) {
+            return false;
+        }
+        e->acts[(*n)++] = AFXDP_FLOW_ACT_OUTPUT;
+        return true;
+    case OVS_ACTION_ATTR_DROP:
+        if (!last) {
+            return false;
+        }
+        e->acts[(*n)++] = AFXDP_FLOW_ACT_DROP;
+        return true;
+    case OVS_ACTION_ATTR_PUSH_VLAN:
+        pv = nl_attr_get(a);
+        if (nl_attr_get_size(a) != sizeof *pv
+            || !(pv->vlan_tci & htons(VLAN_CFI))
+            || (pv->vlan_tpid != htons(ETH_TYPE_VLAN_8021Q)
+                && pv->vlan_tpid != htons(ETH_TYPE_VLAN_8021AD))) {
+            return false;
+        }
+        for (int i = 0; i < *n; i++) {
+            if (e->acts[i] == AFXDP_FLOW_ACT_PUSH_VLAN) {
+                return false;   /* One tag's parameters per flow. */
+            }
+        }
+        e->vlan_tpid = pv->vlan_tpid;
+        e->vlan_tci = pv->vlan_tci & ~htons(VLAN_CFI);
+        e->acts[(*n)++] = AFXDP_FLOW_ACT_PUSH_VLAN;
+        return true;
+    case OVS_ACTION_ATTR_POP_VLAN:
+        e->acts[(*n)++] = AFXDP_FLOW_ACT_POP_VLAN;
+        return true;
+    case OVS_ACTION_ATTR_SET:
+        return afxdp_act_set(e, n, a, false);
+    case OVS_ACTION_ATTR_SET_MASKED:
+        return afxdp_act_set(e, n, a, true);
+    default:
+        return false;
+    }
+}
+
+/* Translates 'actions' into 'e'.  Returns true if the program can run
+ * them all; false leaves 'e' to be made a partial offload. */
+static bool
+afxdp_offload_translate_actions(struct netdev *netdev,
+                                const struct nlattr *actions, size_t len,
+                                struct afxdp_flow_entry *e)
+{
+    const struct nlattr *a;
+    size_t left;
+    int n = 0;
+
+    if (!len) {
+        e->acts[n++] = AFXDP_FLOW_ACT_DROP;
+        return true;
+    }
+    NL_ATTR_FOR_EACH (a, left, actions, len) {
+        if (!afxdp_act_one(netdev, a, left <= NLA_ALIGN(a->nla_len), e,
+                           &n)) {
+            return false;
+        }
+    }
+    /* Must end in an output or a drop. */
+    return n && (e->acts[n - 1] == AFXDP_FLOW_ACT_OUTPUT
+                 || e->acts[n - 1] == AFXDP_FLOW_ACT_DROP);
+}
+
+/* Maps of a live program.  All with 'offload->mutex' held. */
+
+/* Writes the mask table to the program. */
+static int
+afxdp_offload_write_table(struct afxdp_offload *o)
+    OVS_REQUIRES(o->mutex)
+{
+    uint32_t zero = 0;
+    int ret;
+
+    ret = bpf_map_update_elem(o->maps.masks_fd, &zero, &o->table, BPF_ANY);
+    return ret ? -ret : 0;
+}
+
+/* Returns a slot for 'mask': the one that has it, or a free one (with the
+ * mask written, not yet in the lookup order), or -1 if all are taken. */
+static int
+afxdp_offload_get_slot(struct afxdp_offload *o,
+                       const struct afxdp_flow_key *mask)
+    OVS_REQUIRES(o->mutex)
+{
+    int free_slot = -1;
+    long long int now;
+
+    for (int i = 0; i < AFXDP_FLOW_MAX_MASKS; i++) {
+        if (o->slot_refs[i]) {
+            if (!memcmp(&o->table.masks[i], mask, sizeof *mask)) {
+                return i;
+            }
+        } else if (free_slot < 0
+                   || o->slot_freed[i] < o->slot_freed[free_slot]) {
+            free_slot = i;
+        }
+    }
+    if (free_slot < 0) {
+        return -1;
+    }
+
+    /* See "Update protocol" in bpf/afxdp-flow.h. */
+    now = time_msec();
+    if (now - o->slot_freed[free_slot] < AFXDP_OFFLOAD_SLOT_QUIET_MS) {
+        xnanosleep(AFXDP_OFFLOAD_SLOT_QUIET_MS * 1000 * 1000);
+    }
+    o->table.masks[free_slot] = *mask;
+    if (afxdp_offload_write_table(o)) {
+        return -1;
+    }
+    return free_slot;
+}
+
+/* Puts 'slot' at the end of the lookup order. */
+static void
+afxdp_offload_slot_use(struct afxdp_offload *o, int slot)
+    OVS_REQUIRES(o->mutex)
+{
+    if (!o->slot_refs[slot]++) {
+        o->table.order[o->table.n_masks++] = slot;
+        afxdp_offload_write_table(o);
+    }
+}
+
+/* Drops a reference to 'slot'; the last one takes it out of the order. */
+static void
+afxdp_offload_slot_unuse(struct afxdp_offload *o, int slot)
+    OVS_REQUIRES(o->mutex)
+{
+    if (--o->slot_refs[slot]) {
+        return;
+    }
+    for (uint32_t i = 0; i < o->table.n_masks; i++) {
+        if (o->table.order[i] == slot) {
+            memmove(&o->table.order[i], &o->table.order[i + 1],
+                    o->table.n_masks - i - 1);
+            o->table.n_masks--;
+            break;
+        }
+    }
+    afxdp_offload_write_table(o);
+    o->slot_freed[slot] = time_msec();
+}
+
+static struct afxdp_offload_egress *
+afxdp_offload_egress_find(struct afxdp_offload *o, int ifindex)
+    OVS_REQUIRES(o->mutex)
+{
+    struct afxdp_offload_egress *eg;
+
+    HMAP_FOR_EACH_WITH_HASH (eg, node, hash_int(ifindex, 0), &o->egress) {
+        if (eg->ifindex == ifindex) {
+            return eg;
+        }
+    }
+    return NULL;
+}
+
+/* Takes a reference to 'ifindex' in the devmap.  Returns 0 or an errno. */
+static int
+afxdp_offload_egress_ref(struct afxdp_offload *o, int ifindex)
+    OVS_REQUIRES(o->mutex)
+{
+    struct afxdp_offload_egress *eg = afxdp_offload_egress_find(o, ifindex);
+    uint32_t key = ifindex, value = ifindex;
+    int ret;
+
+    if (!eg) {
+        ret = bpf_map_update_elem(o->maps.egress_fd, &key, &value, BPF_ANY);
+        if (ret) {
+            return -ret;
+        }
+        eg = xzalloc(sizeof *eg);
+        eg->ifindex = ifindex;
+        hmap_insert(&o->egress, &eg->node, hash_int(ifindex, 0));
+    }
+    eg->refs++;
+    return 0;
+}
+
+static void
+afxdp_offload_egress_unref(struct afxdp_offload *o, int ifindex)
+    OVS_REQUIRES(o->mutex)
+{
+    struct afxdp_offload_egress *eg = afxdp_offload_egress_find(o, ifindex);
+    uint32_t key = ifindex;
+
+    if (eg && !--eg->refs) {
+        bpf_map_delete_elem(o->maps.egress_fd, &key);
+        hmap_remove(&o->egress, &eg->node);
+        free(eg);
+    }
+}
+
+/* Reads the counters of installed 'flow', summed over CPUs, into
+ * '*stats' (not counting 'base'). */
+static void
+afxdp_offload_read_stats(struct afxdp_offload *o,
+                         const struct afxdp_offload_flow *flow,
+                         struct dpif_flow_stats *stats)
+    OVS_REQUIRES(o->mutex)
+{
+    int n_cpus = libbpf_num_possible_cpus();
+    struct afxdp_flow_entry *v;
+    struct afxdp_flow_key key;
+    uint64_t used_ns = 0;
+
+    memset(stats, 0, sizeof *stats);
+    if (n_cpus <= 0 || flow->slot < 0) {
+        return;
+    }
+    key = flow->key;
+    key.mask_slot = flow->slot;
+    v = xcalloc(n_cpus, sizeof *v);
+    if (!bpf_map_lookup_elem(o->maps.flows_fd, &key, v)) {
+        for (int i = 0; i < n_cpus; i++) {
+            stats->n_packets += v[i].packets;
+            stats->n_bytes += v[i].bytes;
+            stats->tcp_flags |= v[i].tcp_flags;
+            used_ns = MAX(used_ns, v[i].used_ns);
+        }
+    }
+    free(v);
+    /* Both clocks are CLOCK_MONOTONIC (OVS's time_msec() and the
+     * program's coarse one). */
+    stats->used = used_ns / (1000 * 1000);
+}
+
+/* Adds 'b' to 'a'. */
+static void
+afxdp_stats_add(struct dpif_flow_stats *a, const struct dpif_flow_stats *b)
+{
+    a->n_packets += b->n_packets;
+    a->n_bytes += b->n_bytes;
+    a->used = MAX(a->used, b->used);
+    a->tcp_flags |= b->tcp_flags;
+}
+
+/* Installs 'flow' into the program.  Returns 0 or an errno. */
+static int
+afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
+    OVS_REQUIRES(o->mutex)
+{
+    int n_cpus = libbpf_num_possible_cpus();
+    struct afxdp_flow_entry *v;
+    struct afxdp_flow_key key;
+    int slot, ret, error;
+
+    if (!o->attached || (flow->partial && !o->marks)) {
+        return EOPNOTSUPP;
+    }
+    if (n_cpus <= 0) {
+        return EINVAL;
+    }
+    slot = afxdp_offload_get_slot(o, &flow->mask);
+    if (slot < 0) {
+        COVERAGE_INC(afxdp_offload_refused_space);
+        return ENOSPC;
+    }
+    if (flow->entry.out_ifindex) {
+        error = afxdp_offload_egress_ref(o, flow->entry.out_ifindex);
+        if (error) {
+            return error;
+        }
+    }
+
+    key = flow->key;
+    key.mask_slot = slot;
+    v = xcalloc(n_cpus, sizeof *v);
+    for (int i = 0; i < n_cpus; i++) {
+        v[i] = flow->entry;
+    }
+    ret = bpf_map_update_elem(o->maps.flows_fd, &key, v, BPF_NOEXIST);
+    free(v);
+    if (ret) {
+        if (flow->entry.out_ifindex) {
+            afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
+        }
+        if (ret == -E2BIG || ret == -ENOMEM) {
+            COVERAGE_INC(afxdp_offload_refused_space);
+        }
+        return -ret;
+    }
+    afxdp_offload_slot_use(o, slot);
+    flow->slot = slot;
+    return 0;
+}
+
+/* Removes 'flow' from the program, keeping its counts in 'base'. */
+static void
+afxdp_offload_uninstall(struct afxdp_offload *o,
+                        struct afxdp_offload_flow *flow)
+    OVS_REQUIRES(o->mutex)
+{
+    struct dpif_flow_stats stats;
+    struct afxdp_flow_key key;
+
+    if (flow->slot < 0) {
+        return;
+    }
+    if (o->attached) {
+        afxdp_offload_read_stats(o, flow, &stats);
+        afxdp_stats_add(&flow->base, &stats);
+        key = flow->key;
+        key.mask_slot = flow->slot;
+        bpf_map_delete_elem(o->maps.flows_fd, &key);
+        afxdp_offload_slot_unuse(o, flow->slot);
+        if (flow->entry.out_ifindex) {
+            afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
+        }
+    }
+    flow->slot = -1;
+}
+
+/* Hash of a ufid, as dpif-netdev hashes them: its words are random. */
+static uint32_t
+afxdp_ufid_hash(const ovs_u128 *ufid)
+{
+    return ufid->u32[0];
+}
+
+static struct afxdp_offload_flow *
+afxdp_offload_find(struct afxdp_offload *o, const ovs_u128 *ufid)
+    OVS_REQUIRES(o->mutex)
+{
+    struct afxdp_offload_flow *flow;
+
+    HMAP_FOR_EACH_WITH_HASH (flow, node, afxdp_ufid_hash(ufid), &o->flows) {
+        if (ovs_u128_equals(flow->ufid, *ufid)) {
+            return flow;
+        }
+    }
+    return NULL;
+}
+
+static void
+afxdp_offload_remove(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
+    OVS_REQUIRES(o->mutex)
+{
+    afxdp_offload_uninstall(o, flow);
+    hmap_remove(&o->flows, &flow->node);
+    free(flow);
+}
+
+/* The flow API. */
+
+/* Returns the offload state of afxdp netdev 'netdev', or NULL.  The
+ * caller holds a reference to 'netdev', which keeps the state alive. */
+static struct afxdp_offload *
+afxdp_offload_get(const struct netdev *netdev)
+{
+    struct afxdp_port *port = afxdp_port_lookup(netdev);
+
+    return port ? port->offload : NULL;
+}
+
+static int
+afxdp_offload_flow_put(struct netdev *netdev, struct match *match,
+                       struct nlattr *actions, size_t actions_len,
+                       const ovs_u128 *ufid, struct offload_info *info,
+                       struct dpif_flow_stats *stats)
+{
+    struct afxdp_offload_flow *flow, *old;
+    struct afxdp_offload *o;
+    const char *why;
+    int error;
+
+    flow = xzalloc(sizeof *flow);
+    flow->ufid = *ufid;
+    flow->slot = -1;
+    why = afxdp_offload_translate_match(match, &flow->key, &flow->mask);
+    if (why) {
+        COVERAGE_INC(afxdp_offload_refused_match);
+        VLOG_DBG_RL(&rl, "%s: flow not offloaded: %s",
+                    netdev_get_name(netdev), why);
+        free(flow);
+        return EOPNOTSUPP;
+    }
+    if (!afxdp_offload_translate_actions(netdev, actions, actions_len,
+                                         &flow->entry)) {
+        memset(&flow->entry, 0, sizeof flow->entry);
+        flow->entry.acts[0] = AFXDP_FLOW_ACT_MARK;
+        flow->entry.mark = info->flow_mark;
+        flow->partial = true;
+    }
+
+    o = afxdp_offload_get(netdev);
+    if (!o) {
+        free(flow);
+        return ENODEV;
+    }
+    ovs_mutex_lock(&o->mutex);
+    if (flow->partial && !o->marks) {
+        COVERAGE_INC(afxdp_offload_refused_action);
+        VLOG_DBG_RL(&rl, "%s: flow not offloaded: its actions need the PMD "
+                    "and the port's XDP hints cannot carry a flow mark "
+                    "(options:xdp-hints=ts-hash can)",
+                    netdev_get_name(netdev));
+        ovs_mutex_unlock(&o->mutex);
+        free(flow);
+        return EOPNOTSUPP;
+    }
+
+    /* A modification replaces the flow with the same ufid; its counts
+     * carry over. */
+    old = afxdp_offload_find(o, ufid);
+    if (old) {
+        afxdp_offload_uninstall(o, old);
+        flow->base = old->base;
+        hmap_remove(&o->flows, &old->node);
+        free(old);
+    }
+    error = afxdp_offload_install(o, flow);
+    if (error) {
+        VLOG_DBG_RL(&rl, "%s: flow not offloaded: %s", o->name,
+                    ovs_strerror(error));
+        free(flow);
+    } else {
+        hmap_insert(&o->flows, &flow->node, afxdp_ufid_hash(ufid));
+        if (stats) {
+            memset(stats, 0, sizeof *stats);
+        }
+    }
+    ovs_mutex_unlock(&o->mutex);
+    return error;
+}
+
+static int
+afxdp_offload_flow_get(struct netdev *netdev, struct match *match OVS_UNUSED,
+                       struct nlattr **actions OVS_UNUSED,
+                       const ovs_u128 *ufid, struct dpif_flow_stats *stats,
+                       struct dpif_flow_attrs *attrs,
+                       struct ofpbuf *buf OVS_UNUSED)
+{
+    struct afxdp_offload_flow *flow;
+    struct afxdp_offload *o = afxdp_offload_get(netdev);
+    int error = 0;
+
+    if (!o) {
+        return ENODEV;
+    }
+    ovs_mutex_lock(&o->mutex);
+    flow = afxdp_offload_find(o, ufid);
+    if (!flow || flow->slot < 0) {
+        error = ENOENT;
+    } else {
+        memset(stats, 0, sizeof *stats);
+        attrs->offloaded = true;
+        if (flow->partial) {
+            /* The PMD counts these frames itself. */
+            attrs->dp_layer = "ovs";
+        } else {
+            attrs->dp_layer = "xdp";
+            afxdp_offload_read_stats(o, flow, stats);
+            afxdp_stats_add(stats, &flow->base);
+        }
+        attrs->dp_extra_info = NULL;
+    }
+    ovs_mutex_unlock(&o->mutex);
+    return error;
+}
+
+static int
+afxdp_offload_flow_del(struct netdev *netdev, const ovs_u128 *ufid,
+                       struct dpif_flow_stats *stats)
+{
+    struct afxdp_offload_flow *flow;
+    struct afxdp_offload *o = afxdp_offload_get(netdev);
+    int error = 0;
+
+    if (!o) {
+        return ENODEV;
+    }
+    ovs_mutex_lock(&o->mutex);
+    flow = afxdp_offload_find(o, ufid);
+    if (!flow) {
+        error = ENOENT;
+    } else {
+        afxdp_offload_uninstall(o, flow);
+        if (stats) {
+            *stats = flow->partial ? (struct dpif_flow_stats) { 0 }
+                                   : flow->base;
+        }
+        afxdp_offload_remove(o, flow);
+    }
+    ovs_mutex_unlock(&o->mutex);
+    return error;
+}
+
+static int
+afxdp_offload_flow_flush(struct netdev *netdev)
+{
+    struct afxdp_offload_flow *flow;
+    struct afxdp_offload *o = afxdp_offload_get(netdev);
+
+    if (!o) {
+        return ENODEV;
+    }
+    ovs_mutex_lock(&o->mutex);
+    HMAP_FOR_EACH_SAFE (flow, node, &o->flows) {
+        afxdp_offload_remove(o, flow);
+    }
+    ovs_mutex_unlock(&o->mutex);
+    return 0;
+}
+
+static int
+afxdp_offload_flow_get_n_flows(struct netdev *netdev, uint64_t *n_flows)
+{
+    struct afxdp_offload *o = afxdp_offload_get(netdev);
+
+    if (!o) {
+        return ENODEV;
+    }
+    ovs_mutex_lock(&o->mutex);
+    n_flows[0] = hmap_count(&o->flows);
+    ovs_mutex_unlock(&o->mutex);
+    return 0;
+}
+
+static int
+afxdp_offload_init_flow_api(struct netdev *netdev)
+{
+    return afxdp_port_lookup(netdev) ? 0 : EOPNOTSUPP;
+}
+
+static const struct netdev_flow_api afxdp_offload_api = {
+    .type = AFXDP_OFFLOAD_API,
+    .flow_flush = afxdp_offload_flow_flush,
+    .flow_put = afxdp_offload_flow_put,
+    .flow_get = afxdp_offload_flow_get,
+    .flow_del = afxdp_offload_flow_del,
+    .flow_get_n_flows = afxdp_offload_flow_get_n_flows,
+    .init_flow_api = afxdp_offload_init_flow_api,
+};
+
+/* Linux tc's flow API accepts any Linux device, afxdp ports included, and
+ * OVS offers a port to the registered APIs in an order of its own.  So tc's
+ * API is registered again, under its name, with an init that declines
+ * afxdp ports; every other port gets it as before. */
+static struct netdev_flow_api afxdp_offload_tc_api;
+
+static int
+afxdp_offload_tc_init(struct netdev *netdev)
+{
+    if (afxdp_port_lookup(netdev)) {
+        return EOPNOTSUPP;
+    }
+    return netdev_offload_tc.init_flow_api(netdev);
+}
+
+void
+afxdp_offload_register(void)
+{
+    if (!netdev_unregister_flow_api_provider(netdev_offload_tc.type)) {
+        afxdp_offload_tc_api = netdev_offload_tc;
+        afxdp_offload_tc_api.init_flow_api = afxdp_offload_tc_init;
+        netdev_register_flow_api_provider(&afxdp_offload_tc_api);
+    }
+    netdev_register_flow_api_provider(&afxdp_offload_api);
+}
+
+/* Port life cycle. */
+
+struct afxdp_offload *
+afxdp_offload_create(const char *name)
+{
+    struct afxdp_offload *o = xzalloc(sizeof *o);
+
+    o->name = xstrdup(name);
+    ovs_mutex_init(&o->mutex);
+    hmap_init(&o->flows);
+    hmap_init(&o->egress);
+    ovs_mutex_lock(&all_offloads_mutex);
+    ovs_list_push_back(&all_offloads, &o->list_node);
+    ovs_mutex_unlock(&all_offloads_mutex);
+    return o;
+}
+
+void
+afxdp_offload_destroy(struct afxdp_offload *o)
+{
+    struct afxdp_offload_flow *flow;
+    struct afxdp_offload_egress *eg;
+
+    if (!o) {
+        return;
+    }
+    ovs_mutex_lock(&all_offloads_mutex);
+    ovs_list_remove(&o->list_node);
+    ovs_mutex_unlock(&all_offloads_mutex);
+
+    ovs_mutex_lock(&o->mutex);
+    HMAP_FOR_EACH_SAFE (flow, node, &o->flows) {
+        afxdp_offload_remove(o, flow);
+    }
+    HMAP_FOR_EACH_POP (eg, node, &o->egress) {
+        free(eg);
+    }
+    ovs_mutex_unlock(&o->mutex);
+    hmap_destroy(&o->flows);
+    hmap_destroy(&o->egress);
+    ovs_mutex_destroy(&o->mutex);
+    free(o->name);
+    free(o);
+}
+
+void
+afxdp_offload_attach(struct afxdp_offload *o, struct afxdp_xdp *xdp,
+                     bool marks)
+{
+    struct afxdp_offload_flow *flow;
+    int n = 0, error;
+
+    ovs_mutex_lock(&o->mutex);
+    afxdp_xdp_flow_maps(xdp, &o->maps);
+    o->attached = true;
+    o->marks = marks;
+    memset(&o->table, 0, sizeof o->table);
+    memset(o->slot_refs, 0, sizeof o->slot_refs);
+    memset(o->slot_freed, 0, sizeof o->slot_freed);
+    HMAP_FOR_EACH (flow, node, &o->flows) {
+        error = afxdp_offload_install(o, flow);
+        if (error) {
+            VLOG_WARN_RL(&rl, "%s: an offloaded flow could not be put back "
+                         "into the new XDP program (%s); the PMD handles "
+                         "it", o->name, ovs_strerror(error));
+        } else {
+            n++;
+        }
+    }
+    if (n) {
+        VLOG_INFO("%s: %d offloaded flow(s) put back into the XDP program",
+                  o->name, n);
+    }
+    ovs_mutex_unlock(&o->mutex);
+}
+
+void
+afxdp_offload_detach(struct afxdp_offload *o)
+{
+    struct afxdp_offload_flow *flow;
+    struct afxdp_offload_egress *eg;
+
+    ovs_mutex_lock(&o->mutex);
+    if (o->attached) {
+        HMAP_FOR_EACH (flow, node, &o->flows) {
+            if (flow->slot >= 0) {
+                struct dpif_flow_stats stats;
+
+                afxdp_offload_read_stats(o, flow, &stats);
+                afxdp_stats_add(&flow->base, &stats);
+                flow->slot = -1;
+            }
+        }
+        HMAP_FOR_EACH_POP (eg, node, &o->egress) {
+            free(eg);
+        }
+        o->attached = false;
+    }
+    ovs_mutex_unlock(&o->mutex);
+}
+
+void
+afxdp_offload_egress_gone(int ifindex)
+{
+    struct afxdp_offload *o;
+
+    if (ifindex <= 0) {
+        return;
+    }
+    ovs_mutex_lock(&all_offloads_mutex);
+    LIST_FOR_EACH (o, list_node, &all_offloads) {
+        struct afxdp_offload_flow *flow;
+
+        ovs_mutex_lock(&o->mutex);
+        HMAP_FOR_EACH_SAFE (flow, node, &o->flows) {
+            if (flow->entry.out_ifindex == ifindex) {
+                COVERAGE_INC(afxdp_offload_egress_removed);
+                afxdp_offload_remove(o, flow);
+            }
+        }
+        ovs_mutex_unlock(&o->mutex);
+    }
+    ovs_mutex_unlock(&all_offloads_mutex);
+}
+
+void
+afxdp_offload_status(struct afxdp_offload *o, struct smap *smap)
+{
+    const struct afxdp_offload_flow *flow;
+    int full = 0, partial = 0;
+
+    if (!o || !netdev_is_flow_api_enabled()) {
+        return;
+    }
+    ovs_mutex_lock(&o->mutex);
+    HMAP_FOR_EACH (flow, node, &o->flows) {
+        if (flow->slot >= 0) {
+            if (flow->partial) {
+                partial++;
+            } else {
+                full++;
+            }
+        }
+    }
+    smap_add_format(smap, "xdp-offload", "full=%d partial=%d masks=%"PRIu32
+                    "/%d%s", full, partial, o->table.n_masks,
+                    AFXDP_FLOW_MAX_MASKS,
+                    o->marks ? "" : " (no partial offload: xdp-hints is "
+                    "not ts-hash)");
+    ovs_mutex_unlock(&o->mutex);
+}

@@ -1,0 +1,85 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef AFXDP_OFFLOAD_H
+#define AFXDP_OFFLOAD_H 1
+
+/* Flow offload into our XDP program: OVS's flow API for afxdp ports.
+ *
+ * With other_config:hw-offload=true, the userspace datapath's offload
+ * thread hands each megaflow whose in_port is an afxdp port to this
+ * module (flow_put, flow_del, flow_get, flush through the flow API
+ * "afxdp_xdp", registered by afxdp_offload_register()).  A megaflow whose
+ * match the XDP program can compute exactly (bpf/afxdp-flow.h) goes into
+ * that port's program:
+ *   - fully, when its actions are ones the program runs (output to another
+ *     afxdp port, drop, push/pop VLAN, set Ethernet addresses): the frames
+ *     never reach the PMD, and their counts come back through flow_get;
+ *   - partially otherwise, when the port's XDP hints can carry a flow mark
+ *     (xdp-hints=ts-hash): the program classifies, the PMD takes the flow
+ *     by its mark and runs the actions.
+ * Anything else is refused (EOPNOTSUPP) and stays on the PMD.
+ *
+ * Threads and locks.  Flow API calls come from OVS's offload thread(s);
+ * afxdp_offload_attach() and _detach() from the port's reconfigure and
+ * destruct in the main thread, with the port's netdev mutex held.  Each
+ * port's offload state has its own mutex, taken after the netdev mutex;
+ * the global list of ports' states has a mutex taken before any port's.
+ *
+ * Every refusal is counted (coverage afxdp_offload_refused_match,
+ * _action, _space) and logged at DBG with the reason. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct afxdp_offload;
+struct afxdp_xdp;
+struct flow_wildcards;
+struct match;
+struct smap;
+struct afxdp_flow_key;
+
+/* Registers the flow API.  Called once, from the class init. */
+void afxdp_offload_register(void);
+
+/* Creates and destroys the offload state of a port named 'name'. */
+struct afxdp_offload *afxdp_offload_create(const char *name);
+void afxdp_offload_destroy(struct afxdp_offload *);
+
+/* The port's program 'xdp' is attached (and its hints can carry a flow
+ * mark if 'marks'): installs every flow the port has into it. */
+void afxdp_offload_attach(struct afxdp_offload *, struct afxdp_xdp *xdp,
+                          bool marks);
+
+/* The port's program is about to go: keeps the counts of its flows and
+ * forgets its maps.  The flows stay known, to be installed again by the
+ * next afxdp_offload_attach(). */
+void afxdp_offload_detach(struct afxdp_offload *);
+
+/* The afxdp port on device 'ifindex' is leaving OVS: flows of any port
+ * that output to it are removed from the programs (OVS revalidates them
+ * later; until then their frames go to the PMD). */
+void afxdp_offload_egress_gone(int ifindex);
+
+/* Adds "xdp-offload" to 'smap' when the flow API is enabled. */
+void afxdp_offload_status(struct afxdp_offload *, struct smap *);
+
+/* Translates the megaflow match 'match' into a key and a mask for the XDP
+ * program.  Returns NULL on success, or a static string saying what the
+ * program cannot match.  Pure (exposed for unit tests). */
+const char *afxdp_offload_translate_match(const struct match *match,
+                                          struct afxdp_flow_key *key,
+                                          struct afxdp_flow_key *mask);
+
+#endif /* afxdp-offload.h */
