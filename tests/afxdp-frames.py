@@ -21,6 +21,12 @@
       experimental EtherType, 802.1Q tagged, broadcast and multicast.
       Each frame carries a marker and its index in its payload.
 
+  gen-actions --src MAC --dst MAC OUT.pcap
+      Writes frames for the flow offload tests: for each UDP destination
+      port 1001 to 1006, 8 IPv4/UDP frames of different sizes (60 to 1000
+      bytes), 802.1Q tagged with VID 200 for port 1003 and VID 300 for
+      port 1004, untagged otherwise; marker and index in the payload.
+
   send --iface IFACE [--gap SECONDS] IN.pcap
       Sends the frames of IN.pcap on IFACE, in order, through a raw socket.
 
@@ -139,6 +145,35 @@ def gen_frames(src, dst, mtu):
     return frames
 
 
+def gen_action_frames(src, dst):
+    """Returns the list of (description, frame bytes) of the offload test
+    set (see gen-actions)."""
+    Ether, Dot1Q, IP, _, UDP, _, _, _ = _scapy()
+    tags = {1003: 200, 1004: 300}
+    sizes = (60, 64, 100, 128, 300, 512, 777, 1000)
+    frames = []
+    for port in range(1001, 1007):
+        for size in sizes:
+            index = len(frames)
+            hdr = Ether(src=src, dst=dst)
+            if port in tags:
+                hdr = hdr / Dot1Q(vlan=tags[port], prio=2)
+            hdr = (hdr / IP(src="10.1.1.1", dst="10.1.1.2", ttl=64, tos=8)
+                   / UDP(sport=5000 + index, dport=port))
+            data = bytes(_sized(hdr, index, size))
+            assert len(data) == size, (port, size, len(data))
+            frames.append(("udp %d, %d bytes" % (port, size), data))
+    return frames
+
+
+def cmd_gen_actions(args):
+    Ether, _, _, _, _, _, _, wrpcap = _scapy()
+    frames = gen_action_frames(args.src, args.dst)
+    wrpcap(args.out, [Ether(data) for _, data in frames])
+    print("%d frames written to %s" % (len(frames), args.out))
+    return 0
+
+
 def cmd_gen(args):
     Ether, _, _, _, _, _, _, wrpcap = _scapy()
     frames = gen_frames(args.src, args.dst, args.mtu)
@@ -255,6 +290,12 @@ def main():
     p.add_argument("--mtu", type=int, default=1500)
     p.add_argument("out")
     p.set_defaults(func=cmd_gen)
+
+    p = sub.add_parser("gen-actions")
+    p.add_argument("--src", required=True)
+    p.add_argument("--dst", required=True)
+    p.add_argument("out")
+    p.set_defaults(func=cmd_gen_actions)
 
     p = sub.add_parser("send")
     p.add_argument("--iface", required=True)
