@@ -21,6 +21,9 @@
 
 #include <errno.h>
 #include <string.h>
+#include <net/if.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -41,6 +44,7 @@
 #include "openvswitch/vlog.h"
 #include "packets.h"
 #include "smap.h"
+#include "socket-util.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -50,11 +54,17 @@ COVERAGE_DEFINE(afxdp_offload_refused_match);
 COVERAGE_DEFINE(afxdp_offload_refused_action);
 COVERAGE_DEFINE(afxdp_offload_refused_space);
 COVERAGE_DEFINE(afxdp_offload_egress_removed);
+COVERAGE_DEFINE(afxdp_offload_egress_broken);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
 /* Name of our flow API, as OVS logs it ("Assigned flow API ..."). */
 #define AFXDP_OFFLOAD_API "afxdp_xdp"
+
+/* A veth egress is found not to take redirected frames when at least this
+ * many frames of one flow were redirected to it and its count of frames
+ * taken did not move. */
+#define AFXDP_OFFLOAD_EGRESS_PROBE 8
 
 /* How long a mask slot stays unused after it left the lookup order before
  * it may hold another mask: far longer than one run of the program. */
@@ -68,8 +78,12 @@ struct afxdp_offload_flow {
     struct afxdp_flow_key mask;
     struct afxdp_flow_entry entry;  /* Actions; zero counters. */
     bool partial;                   /* ACT_MARK: the PMD runs actions. */
+    uint32_t mark;                  /* OVS's flow mark. */
     int slot;                       /* Mask slot, -1 if not in a program. */
     struct dpif_flow_stats base;    /* Counts from programs gone. */
+    uint64_t probe_packets;         /* Egress check: the flow's packets... */
+    uint64_t probe_xmit;            /* ...and its egress' frames taken, at
+                                     * the last check. */
 };
 
 /* Offload state of one port. */
@@ -92,11 +106,31 @@ struct afxdp_offload_egress {
     struct hmap_node node;          /* In 'egress', by 'ifindex'. */
     int ifindex;
     int refs;                       /* Installed flows that use it. */
+    bool veth;                      /* A veth: checked, see below. */
+    long long int xmit_read_ms;     /* When 'xmit' was read. */
+    uint64_t xmit;                  /* Frames it took from XDP redirects
+                                     * (its tx_queue_N_xdp_xmit). */
+};
+
+/* A veth drops frames redirected to it by XDP unless its peer runs NAPI
+ * (has an XDP program or GRO on), and Linux counts those drops nowhere a
+ * switch can see.  So offloaded flows that output to a veth are watched:
+ * when one of them redirected AFXDP_OFFLOAD_EGRESS_PROBE frames and the
+ * veth took none, the device goes in 'broken_egress' and its flows go back
+ * to the PMD (as partial offloads), with a warning.  Guarded by
+ * 'broken_mutex', a leaf lock (nothing else is taken while it is held). */
+struct afxdp_offload_broken {
+    struct hmap_node node;          /* In 'broken_egress', by 'ifindex'. */
+    int ifindex;
+    char *name;                     /* Device name, for status. */
 };
 
 static struct ovs_mutex all_offloads_mutex = OVS_MUTEX_INITIALIZER;
 static struct ovs_list all_offloads OVS_GUARDED_BY(all_offloads_mutex)
     = OVS_LIST_INITIALIZER(&all_offloads);
+static struct ovs_mutex broken_mutex = OVS_MUTEX_INITIALIZER;
+static struct hmap broken_egress OVS_GUARDED_BY(broken_mutex)
+    = HMAP_INITIALIZER(&broken_egress);
 
 /* Match translation (pure). */
 
@@ -427,6 +461,127 @@ afxdp_offload_translate_actions(struct netdev *netdev,
                  || e->acts[n - 1] == AFXDP_FLOW_ACT_DROP);
 }
 
+/* Egress devices that drop redirected frames. */
+
+static struct afxdp_offload_broken *
+afxdp_offload_broken_find(int ifindex)
+    OVS_REQUIRES(broken_mutex)
+{
+    struct afxdp_offload_broken *b;
+
+    HMAP_FOR_EACH_WITH_HASH (b, node, hash_int(ifindex, 0), &broken_egress) {
+        if (b->ifindex == ifindex) {
+            return b;
+        }
+    }
+    return NULL;
+}
+
+static bool
+afxdp_offload_is_broken(int ifindex)
+{
+    bool broken;
+
+    ovs_mutex_lock(&broken_mutex);
+    broken = afxdp_offload_broken_find(ifindex) != NULL;
+    ovs_mutex_unlock(&broken_mutex);
+    return broken;
+}
+
+/* Marks 'ifindex' broken; returns false if it already was. */
+static bool
+afxdp_offload_set_broken(int ifindex, const char *name)
+{
+    bool added = false;
+
+    ovs_mutex_lock(&broken_mutex);
+    if (!afxdp_offload_broken_find(ifindex)) {
+        struct afxdp_offload_broken *b = xzalloc(sizeof *b);
+
+        b->ifindex = ifindex;
+        b->name = xstrdup(name);
+        hmap_insert(&broken_egress, &b->node, hash_int(ifindex, 0));
+        added = true;
+    }
+    ovs_mutex_unlock(&broken_mutex);
+    return added;
+}
+
+static void
+afxdp_offload_clear_broken(int ifindex)
+{
+    struct afxdp_offload_broken *b;
+
+    ovs_mutex_lock(&broken_mutex);
+    b = afxdp_offload_broken_find(ifindex);
+    if (b) {
+        hmap_remove(&broken_egress, &b->node);
+        free(b->name);
+        free(b);
+    }
+    ovs_mutex_unlock(&broken_mutex);
+}
+
+/* If device 'ifindex' is a veth, stores in '*xmit' the frames it took from
+ * XDP redirects so far (the sum of its tx_queue_N_xdp_xmit statistics)
+ * and returns true; otherwise returns false. */
+static bool
+afxdp_veth_xdp_xmit(int ifindex, uint64_t *xmit)
+{
+    struct ethtool_drvinfo drv = { .cmd = ETHTOOL_GDRVINFO };
+    struct ethtool_gstrings *names = NULL;
+    struct ethtool_stats *stats = NULL;
+    char name[IF_NAMESIZE];
+    struct ifreq ifr;
+    bool veth = false;
+    uint32_t n;
+
+    if (!if_indextoname(ifindex, name)) {
+        return false;
+    }
+    memset(&ifr, 0, sizeof ifr);
+    ovs_strzcpy(ifr.ifr_name, name, sizeof ifr.ifr_name);
+    ifr.ifr_data = (void *) &drv;
+    if (af_inet_ioctl(SIOCETHTOOL, &ifr) || strcmp(drv.driver, "veth")) {
+        return false;
+    }
+    n = drv.n_stats;
+    if (!n || n > 4096) {
+        goto out;
+    }
+    names = xzalloc(sizeof *names + n * ETH_GSTRING_LEN);
+    names->cmd = ETHTOOL_GSTRINGS;
+    names->string_set = ETH_SS_STATS;
+    names->len = n;
+    ifr.ifr_data = (void *) names;
+    if (af_inet_ioctl(SIOCETHTOOL, &ifr)) {
+        goto out;
+    }
+    stats = xzalloc(sizeof *stats + n * sizeof stats->data[0]);
+    stats->cmd = ETHTOOL_GSTATS;
+    stats->n_stats = n;
+    ifr.ifr_data = (void *) stats;
+    if (af_inet_ioctl(SIOCETHTOOL, &ifr)) {
+        goto out;
+    }
+    veth = true;
+    *xmit = 0;
+    for (uint32_t i = 0; i < MIN(n, stats->n_stats); i++) {
+        const char *s = (const char *) &names->data[i * ETH_GSTRING_LEN];
+        unsigned int queue;
+        int end = 0;
+
+        if (sscanf(s, "tx_queue_%u_xdp_xmit%n", &queue, &end) == 1
+            && end && !s[end]) {
+            *xmit += stats->data[i];
+        }
+    }
+out:
+    free(names);
+    free(stats);
+    return veth;
+}
+
 /* Maps of a live program.  All with 'offload->mutex' held. */
 
 /* Writes the mask table to the program. */
@@ -538,6 +693,8 @@ afxdp_offload_egress_ref(struct afxdp_offload *o, int ifindex)
         }
         eg = xzalloc(sizeof *eg);
         eg->ifindex = ifindex;
+        eg->veth = afxdp_veth_xdp_xmit(ifindex, &eg->xmit);
+        eg->xmit_read_ms = time_msec();
         hmap_insert(&o->egress, &eg->node, hash_int(ifindex, 0));
     }
     eg->refs++;
@@ -649,6 +806,14 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     }
     afxdp_offload_slot_use(o, slot);
     flow->slot = slot;
+    flow->probe_packets = 0;
+    flow->probe_xmit = 0;
+    if (flow->entry.out_ifindex) {
+        const struct afxdp_offload_egress *eg;
+
+        eg = afxdp_offload_egress_find(o, flow->entry.out_ifindex);
+        flow->probe_xmit = eg ? eg->xmit : 0;
+    }
     return 0;
 }
 
@@ -708,6 +873,104 @@ afxdp_offload_remove(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     free(flow);
 }
 
+/* Makes 'flow' a partial offload: the program only marks its frames. */
+static void
+afxdp_offload_make_partial(struct afxdp_offload_flow *flow)
+{
+    memset(&flow->entry, 0, sizeof flow->entry);
+    flow->entry.acts[0] = AFXDP_FLOW_ACT_MARK;
+    flow->entry.mark = flow->mark;
+    flow->partial = true;
+}
+
+/* Egress 'eg' drops what flows redirect to it: every flow of 'o' that
+ * outputs to it goes back to the PMD, partially offloaded if it can. */
+static void
+afxdp_offload_demote_egress(struct afxdp_offload *o, int ifindex)
+    OVS_REQUIRES(o->mutex)
+{
+    struct afxdp_offload_flow *flow;
+
+    HMAP_FOR_EACH_SAFE (flow, node, &o->flows) {
+        if (flow->partial || flow->entry.out_ifindex != ifindex) {
+            continue;
+        }
+        afxdp_offload_uninstall(o, flow);
+        afxdp_offload_make_partial(flow);
+        if (afxdp_offload_install(o, flow)) {
+            afxdp_offload_remove(o, flow);
+        }
+    }
+}
+
+/* Checks, for the installed 'flow' that outputs to a veth and has
+ * redirected 'packets' frames so far, that the veth takes them (see
+ * 'broken_egress').  Demotes the flows to it if it does not, and returns
+ * true if it was found broken just now (the caller then tells OVS with
+ * afxdp_offload_egress_changed() once it released 'o->mutex'). */
+static bool
+afxdp_offload_check_egress(struct afxdp_offload *o,
+                           struct afxdp_offload_flow *flow, uint64_t packets)
+    OVS_REQUIRES(o->mutex)
+{
+    int ifindex = flow->entry.out_ifindex;
+    struct afxdp_offload_egress *eg = afxdp_offload_egress_find(o, ifindex);
+    char name[IF_NAMESIZE];
+
+    bool new;
+
+    if (!eg || !eg->veth
+        || packets - flow->probe_packets < AFXDP_OFFLOAD_EGRESS_PROBE) {
+        return false;
+    }
+    if (eg->xmit == flow->probe_xmit) {
+        /* Read again now, after those frames went out. */
+        afxdp_veth_xdp_xmit(ifindex, &eg->xmit);
+        eg->xmit_read_ms = time_msec();
+    }
+    if (eg->xmit != flow->probe_xmit) {
+        flow->probe_packets = packets;
+        flow->probe_xmit = eg->xmit;
+        return false;
+    }
+
+    COVERAGE_INC(afxdp_offload_egress_broken);
+    if (!if_indextoname(ifindex, name)) {
+        ovs_strlcpy(name, "(gone)", sizeof name);
+    }
+    new = afxdp_offload_set_broken(ifindex, name);
+    if (new) {
+        VLOG_WARN("%s: the veth %s drops the frames offloaded flows redirect "
+                  "to it (its peer has neither an XDP program nor GRO on); "
+                  "those flows go back to the PMD.  Turn GRO on on the "
+                  "peer (ethtool -K PEER gro on), then re-add %s to OVS, "
+                  "to offload them again", o->name, name, name);
+    }
+    afxdp_offload_demote_egress(o, ifindex);
+    return new;
+}
+
+/* Device 'ifindex' has a new status: tells OVS, so that the database
+ * shows it.  Takes OVS's netdev registry lock: call it without any lock of
+ * ours (a netdev's destruction takes ours under that lock). */
+static void
+afxdp_offload_egress_changed(int ifindex)
+{
+    char name[IF_NAMESIZE];
+    struct netdev *netdev;
+
+    if (!if_indextoname(ifindex, name)) {
+        return;
+    }
+    netdev = netdev_from_name(name);
+    if (netdev) {
+        if (afxdp_port_lookup(netdev)) {
+            netdev_change_seq_changed(netdev);
+        }
+        netdev_close(netdev);
+    }
+}
+
 /* The flow API. */
 
 /* Returns the offload state of afxdp netdev 'netdev', or NULL.  The
@@ -742,12 +1005,12 @@ afxdp_offload_flow_put(struct netdev *netdev, struct match *match,
         free(flow);
         return EOPNOTSUPP;
     }
+    flow->mark = info->flow_mark;
     if (!afxdp_offload_translate_actions(netdev, actions, actions_len,
-                                         &flow->entry)) {
-        memset(&flow->entry, 0, sizeof flow->entry);
-        flow->entry.acts[0] = AFXDP_FLOW_ACT_MARK;
-        flow->entry.mark = info->flow_mark;
-        flow->partial = true;
+                                         &flow->entry)
+        || (flow->entry.out_ifindex
+            && afxdp_offload_is_broken(flow->entry.out_ifindex))) {
+        afxdp_offload_make_partial(flow);
     }
 
     o = afxdp_offload_get(netdev);
@@ -800,6 +1063,7 @@ afxdp_offload_flow_get(struct netdev *netdev, struct match *match OVS_UNUSED,
 {
     struct afxdp_offload_flow *flow;
     struct afxdp_offload *o = afxdp_offload_get(netdev);
+    int broken = 0;
     int error = 0;
 
     if (!o) {
@@ -810,19 +1074,34 @@ afxdp_offload_flow_get(struct netdev *netdev, struct match *match OVS_UNUSED,
     if (!flow || flow->slot < 0) {
         error = ENOENT;
     } else {
-        memset(stats, 0, sizeof *stats);
         attrs->offloaded = true;
+        attrs->dp_extra_info = NULL;
         if (flow->partial) {
-            /* The PMD counts these frames itself. */
+            /* The PMD counts these frames itself; 'base' holds those XDP
+             * forwarded while the flow was fully offloaded, if it was. */
             attrs->dp_layer = "ovs";
+            *stats = flow->base;
         } else {
+            uint64_t packets;
+
             attrs->dp_layer = "xdp";
             afxdp_offload_read_stats(o, flow, stats);
+            packets = stats->n_packets;
             afxdp_stats_add(stats, &flow->base);
+            if (flow->entry.out_ifindex) {
+                int ifindex = flow->entry.out_ifindex;
+
+                /* Last: it may replace or free 'flow'. */
+                if (afxdp_offload_check_egress(o, flow, packets)) {
+                    broken = ifindex;
+                }
+            }
         }
-        attrs->dp_extra_info = NULL;
     }
     ovs_mutex_unlock(&o->mutex);
+    if (broken) {
+        afxdp_offload_egress_changed(broken);
+    }
     return error;
 }
 
@@ -844,8 +1123,7 @@ afxdp_offload_flow_del(struct netdev *netdev, const ovs_u128 *ufid,
     } else {
         afxdp_offload_uninstall(o, flow);
         if (stats) {
-            *stats = flow->partial ? (struct dpif_flow_stats) { 0 }
-                                   : flow->base;
+            *stats = flow->base;
         }
         afxdp_offload_remove(o, flow);
     }
@@ -1035,6 +1313,8 @@ afxdp_offload_egress_gone(int ifindex)
     if (ifindex <= 0) {
         return;
     }
+    /* Back in OVS, it will be tried again. */
+    afxdp_offload_clear_broken(ifindex);
     ovs_mutex_lock(&all_offloads_mutex);
     LIST_FOR_EACH (o, list_node, &all_offloads) {
         struct afxdp_offload_flow *flow;
@@ -1052,13 +1332,18 @@ afxdp_offload_egress_gone(int ifindex)
 }
 
 void
-afxdp_offload_status(struct afxdp_offload *o, struct smap *smap)
+afxdp_offload_status(struct afxdp_offload *o, int ifindex, struct smap *smap)
 {
     const struct afxdp_offload_flow *flow;
     int full = 0, partial = 0;
 
     if (!o || !netdev_is_flow_api_enabled()) {
         return;
+    }
+    if (ifindex > 0 && afxdp_offload_is_broken(ifindex)) {
+        smap_add(smap, "xdp-offload-egress", "off: frames redirected to "
+                 "this veth by XDP are dropped (its peer has neither XDP "
+                 "nor GRO on); flows to it run on the PMD");
     }
     ovs_mutex_lock(&o->mutex);
     HMAP_FOR_EACH (flow, node, &o->flows) {

@@ -72,8 +72,11 @@ void afxdp_offload_detach(struct afxdp_offload *);
  * later; until then their frames go to the PMD). */
 void afxdp_offload_egress_gone(int ifindex);
 
-/* Adds "xdp-offload" to 'smap' when the flow API is enabled. */
-void afxdp_offload_status(struct afxdp_offload *, struct smap *);
+/* Adds "xdp-offload" to 'smap' when the flow API is enabled, and
+ * "xdp-offload-egress" when the port, on device 'ifindex', drops the frames
+ * other ports' flows redirect to it (a veth whose peer has no NAPI). */
+void afxdp_offload_status(struct afxdp_offload *, int ifindex,
+                          struct smap *);
 
 /* Translates the megaflow match 'match' into a key and a mask for the XDP
  * program.  Returns NULL on success, or a static string saying what the

@@ -367,7 +367,7 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     smap_add(smap, "xdp-mode-in-use",
              afxdp_mode_to_string(port->mode_in_use));
     smap_add(smap, "xdp-attach", afxdp_xdp_attach_desc(port->xdp));
-    afxdp_offload_status(port->offload, smap);
+    afxdp_offload_status(port->offload, port->ifindex, smap);
     smap_add(smap, "xdp-hints", afxdp_xdp_hints_desc(port->xdp));
     smap_add_format(smap, "xdp-prog-id", "%"PRIu32,
                     afxdp_xdp_prog_id(port->xdp));
