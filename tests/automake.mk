@@ -30,7 +30,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-config.at \
 	tests/afxdp-system-queues.at \
 	tests/afxdp-system-hints.at \
-	tests/afxdp-system-offload.at
+	tests/afxdp-system-offload.at \
+	tests/afxdp-system-controller.at
 
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \
