@@ -4,7 +4,8 @@
 EXTRA_DIST += \
 	utilities/ovs-afxdp-deps \
 	utilities/ovs-afxdp-quickstart \
-	$(patsubst $(srcdir)/%,%,$(wildcard $(srcdir)/utilities/ovs-afxdp-sandbox))
+	$(patsubst $(srcdir)/%,%,$(wildcard $(srcdir)/utilities/ovs-afxdp-sandbox)) \
+	utilities/ovs-afxdp-ovn
 
 # "make sandbox" starts our ovs-vswitchd and ovsdb-server in a throw-away
 # directory (utilities/ovs-afxdp-sandbox).  Extra arguments for the script
@@ -16,6 +17,17 @@ sandbox: all
 	  abs_top_srcdir='$(abs_top_srcdir)' \
 	  abs_top_builddir='$(abs_top_builddir)' \
 	  $(abs_top_srcdir)/utilities/ovs-afxdp-sandbox $(SANDBOXFLAGS)
+
+# "make ovn-sandbox": two OVN chassis with afxdp ports and a logical switch
+# across them, traffic, then teardown (utilities/ovs-afxdp-ovn; needs
+# Debian's ovn-central and ovn-host).  Extra arguments in OVNFLAGS, e.g.
+# make ovn-sandbox OVNFLAGS=--keep.
+.PHONY: ovn-sandbox
+ovn-sandbox: all
+	cd $(abs_top_builddir) && \
+	  OVS_BUILDDIR='$(OVS_BUILDDIR)' \
+	  abs_top_builddir='$(abs_top_builddir)' \
+	  $(abs_top_srcdir)/utilities/ovs-afxdp-ovn $(OVNFLAGS)
 
 # The benchmark: utilities/ovs-afxdp-bench runs it ("make bench"; extra
 # arguments in BENCHFLAGS, e.g. make bench BENCHFLAGS='--reps 1').  It
