@@ -31,7 +31,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-queues.at \
 	tests/afxdp-system-hints.at \
 	tests/afxdp-system-offload.at \
-	tests/afxdp-system-controller.at
+	tests/afxdp-system-controller.at \
+	tests/afxdp-system-ovn.at
 
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \
