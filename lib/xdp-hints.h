@@ -26,7 +26,8 @@
  * found by name and read at the offset and with the size BTF gives them:
  * "rx_timestamp", "rx_hash", "hash_type", "vlan_tci", "vlan_proto" and
  * "flags", each optional, each an integer (or enum) no wider than the
- * matching member of struct xdp_hints_values.  Other members are ignored.
+ * matching member of struct xdp_hints_values and inside the struct.  Other
+ * members are ignored.
  * Nothing here depends on the C definitions of our layouts, so a program
  * built from another version of them, or anyone's program that follows the
  * format, is decoded correctly or refused.
