@@ -43,7 +43,11 @@ EXTRA_DIST += $(AFXDP_USERSPACE_FILES)
 
 # Everything OVS's configure gets from us.  Our top source and build
 # directories go on the include path so that our files can include
-# "bpf/afxdp-shared.h" and the generated "bpf/afxdp.skel.h".
+# "bpf/afxdp-shared.h" and the generated "bpf/afxdp.skel.h".  The compiler
+# and its flags are $(CC) and $(OVS_CFLAGS), through two variables that
+# the sanitized tree's sub-make overrides (tests/automake.mk).
+AFXDP_OVS_CC = $(CC)
+AFXDP_OVS_CFLAGS = $(OVS_CFLAGS)
 OVS_CONFIGURE_ARGS = \
 	--enable-afxdp \
 	--prefix='$(prefix)' \
@@ -55,8 +59,8 @@ OVS_CONFIGURE_ARGS = \
 	--localstatedir='$(localstatedir)' \
 	--datarootdir='$(datarootdir)' \
 	--mandir='$(mandir)' \
-	CC='$(CC)' \
-	CFLAGS='$(OVS_CFLAGS)' \
+	CC='$(AFXDP_OVS_CC)' \
+	CFLAGS='$(AFXDP_OVS_CFLAGS)' \
 	CPPFLAGS='-I$(abs_top_srcdir) -I$(abs_top_builddir)' \
 	$(OVS_CONFIGURE_FLAGS)
 
@@ -185,12 +189,13 @@ ovs-clean:
 ovs-distclean:
 	rm -rf $(OVS_BUILDDIR) $(OVS_BUILDDIR).tmp
 
-# check-style: OVS's checkpatch.py on every userspace C file of ours, and
-# clang-format on the BPF C (bpf/automake.mk).
+# check-style: OVS's checkpatch.py on every userspace C file of ours (the
+# fuzz harnesses of tests/fuzz/automake.mk too), and clang-format on the
+# BPF C (bpf/automake.mk).
 .PHONY: check-style
 check-style: ovs-unpack check-style-bpf
 	@status=0; \
-	for f in $(AFXDP_USERSPACE_FILES); do \
+	for f in $(AFXDP_USERSPACE_FILES) $(AFXDP_FUZZ_FILES); do \
 	  echo "  CHECKPATCH $$f"; \
 	  $(PYTHON3) $(OVS_SRCDIR)/utilities/checkpatch.py -q -f \
 	    $(srcdir)/$$f || status=1; \
@@ -200,7 +205,8 @@ check-style: ovs-unpack check-style-bpf
 	fi; \
 	exit $$status
 
-# check-warnings: every userspace C file of ours, compiled with the flags
+# check-warnings: every userspace C file of ours (the fuzz harnesses, which
+# are not in the OVS tree, from our source tree), compiled with the flags
 # OVS's build uses plus our stricter warnings as errors: by gcc, to an
 # object thrown away (gcc's -fsyntax-only skips the passes that find unused
 # statics and uninitialized uses), then by clang, syntax only, with its
@@ -217,11 +223,13 @@ check-warnings: ovs-build
 	flags=`printf 'afxdp-print-flags:\n\t@echo $$(DEFS) $$(DEFAULT_INCLUDES) $$(INCLUDES) $$(AM_CPPFLAGS) $$(CPPFLAGS) $$(AM_CFLAGS) $$(CFLAGS)\n' | \
 	  $(MAKE) -s --no-print-directory -f Makefile -f - afxdp-print-flags`; \
 	status=0; \
-	for f in $(filter %.c,$(AFXDP_USERSPACE_FILES)); do \
+	for f in $(filter %.c,$(AFXDP_USERSPACE_FILES)) $(AFXDP_FUZZ_FILES); do \
+	  src=$$f; \
+	  test -f $$src || src=$(abs_top_srcdir)/$$f; \
 	  echo "  CC       $$f"; \
-	  $(CC) $$flags $(AFXDP_WARNING_FLAGS) -c -o /dev/null $$f || status=1; \
+	  $(CC) $$flags $(AFXDP_WARNING_FLAGS) -c -o /dev/null $$src || status=1; \
 	  echo "  CLANG    $$f"; \
-	  $(CLANG) $$flags $(AFXDP_CLANG_WARNING_FLAGS) -fsyntax-only $$f || status=1; \
+	  $(CLANG) $$flags $(AFXDP_CLANG_WARNING_FLAGS) -fsyntax-only $$src || status=1; \
 	done; \
 	if test $$status != 0; then \
 	  echo "check-warnings: warnings found (see above)" >&2; \

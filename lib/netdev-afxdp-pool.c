@@ -225,23 +225,32 @@ afxdp_pool_release(struct afxdp_pool *pool)
     }
 }
 
+/* Takes up to 'n' addresses off the free stack into 'addrs', which may be
+ * NULL when 'n' is 0 (memcpy() must not be given NULL, even for 0 bytes).
+ * Returns how many it took. */
 static uint32_t
 afxdp_pool_pop__(struct afxdp_pool *pool, uint64_t addrs[], uint32_t n)
     OVS_REQUIRES(pool->lock)
 {
     n = MIN(n, pool->n_free);
-    pool->n_free -= n;
-    memcpy(addrs, &pool->stack[pool->n_free], n * sizeof *addrs);
+    if (n) {
+        pool->n_free -= n;
+        memcpy(addrs, &pool->stack[pool->n_free], n * sizeof *addrs);
+    }
     return n;
 }
 
+/* Pushes the 'n' addresses in 'addrs' (NULL if 'n' is 0) on the free
+ * stack. */
 static void
 afxdp_pool_push__(struct afxdp_pool *pool, const uint64_t addrs[], uint32_t n)
     OVS_REQUIRES(pool->lock)
 {
     ovs_assert(pool->n_free + n <= pool->n_frames);
-    memcpy(&pool->stack[pool->n_free], addrs, n * sizeof *addrs);
-    pool->n_free += n;
+    if (n) {
+        memcpy(&pool->stack[pool->n_free], addrs, n * sizeof *addrs);
+        pool->n_free += n;
+    }
 }
 
 /* Takes up to 'n' free frames; stores their addresses in 'addrs' and
@@ -268,7 +277,8 @@ afxdp_pool_put(struct afxdp_pool *pool, const uint64_t addrs[], uint32_t n)
 
 /* Receive path, in one lock round: records that 'n_given' frames have just
  * been handed to OVS as dp_packets, and takes up to 'n_wanted' free frames
- * for the fill ring into 'addrs'.  Returns how many it took. */
+ * for the fill ring into 'addrs' (NULL if 'n_wanted' is 0).  Returns how
+ * many it took. */
 uint32_t
 afxdp_pool_to_ovs(struct afxdp_pool *pool, uint32_t n_given,
                   uint64_t addrs[], uint32_t n_wanted)

@@ -67,8 +67,10 @@ xdp_hints_field_name(enum xdp_hints_field field)
 }
 
 /* If member 'i' of struct 't' in 'btf' is a whole-byte integer or enum of
- * 1, 2, 4 or 8 bytes (typedefs and qualifiers looked through), stores its
- * byte offset and size in '*m' and returns true. */
+ * 1, 2, 4 or 8 bytes (typedefs and qualifiers looked through) that lies
+ * entirely inside the struct, stores its byte offset and size in '*m' and
+ * returns true.  BTF does not promise the latter: a member placed past the
+ * end would have the decoder read the frame, or past the buffer. */
 static bool
 xdp_hints_int_member(const struct btf *btf, const struct btf_type *t,
                      int i, struct xdp_hints_member *m)
@@ -78,7 +80,8 @@ xdp_hints_int_member(const struct btf *btf, const struct btf_type *t,
     uint32_t bit_offset = btf_member_bit_offset(t, i);
     int id;
 
-    if (btf_member_bitfield_size(t, i) || bit_offset % 8) {
+    if (btf_member_bitfield_size(t, i) || bit_offset % 8
+        || t->size > UINT16_MAX) {
         return false;
     }
     id = btf__resolve_type(btf, member->type);
@@ -94,6 +97,9 @@ xdp_hints_int_member(const struct btf *btf, const struct btf_type *t,
         return false;
     }
     if (mt->size != 1 && mt->size != 2 && mt->size != 4 && mt->size != 8) {
+        return false;
+    }
+    if (mt->size > t->size || bit_offset / 8 > t->size - mt->size) {
         return false;
     }
     m->offset = bit_offset / 8;
@@ -157,7 +163,8 @@ xdp_hints_parse_layout(const struct btf *btf, uint32_t id,
                 l->valid |= 1u << f;
             } else {
                 VLOG_DBG("struct %s: member '%s' ignored: not an integer of "
-                         "at most %d bytes", name, mname, fields[f].max_size);
+                         "at most %d bytes inside the struct", name, mname,
+                         fields[f].max_size);
             }
         }
     }

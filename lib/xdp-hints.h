@@ -26,10 +26,11 @@
  * found by name and read at the offset and with the size BTF gives them:
  * "rx_timestamp", "rx_hash", "hash_type", "vlan_tci", "vlan_proto",
  * "flags" and "flow_mark", each optional, each an integer (or enum) no
- * wider than the matching member of struct xdp_hints_values.  Other
- * members are ignored.  Nothing here depends on the C definitions of our
- * layouts, so a program built from another version of them, or anyone's
- * program that follows the format, is decoded correctly or refused.
+ * wider than the matching member of struct xdp_hints_values and inside the
+ * struct.  Other members are ignored.  Nothing here depends on the C
+ * definitions of our layouts, so a program built from another version of
+ * them, or anyone's program that follows the format, is decoded correctly
+ * or refused.
  *
  * Control path: xdp_hints_decoder_create() and _destroy() allocate and may
  * log (at DBG).  Fast path: xdp_hints_decode() and the helpers after it
