@@ -43,6 +43,16 @@
  *       "N hit, M left to the PMD, 0 disagree"; exits 1 on any
  *       disagreement.
  *
+ *   actions
+ *       Root.  The program's actions (output, push and pop VLAN, set
+ *       Ethernet addresses, drop, mark) on frames that hit their flow,
+ *       against OVS's odp_execute_actions() of the same datapath actions:
+ *       the same bytes, the XDP action, the counter.  OUTPUT goes to lo
+ *       through the devmap (BPF_PROG_TEST_RUN does not send), and to a
+ *       device not in the devmap is an action error.  Prints one line per
+ *       case and "N action cases, 0 disagree"; exits 1 on any
+ *       disagreement.
+ *
  *   cost [REPEAT]
  *       Root.  Average run time of the program per frame (BPF_PROG_TEST_RUN
  *       with REPEAT runs, default 200000) with no flow offloaded, with a
@@ -55,7 +65,6 @@
 #undef NDEBUG
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,579 +74,28 @@
 #include <bpf/libbpf.h>
 
 #include "afxdp-offload.h"
-#include "test-afxdp-offload.h"
 #include "bpf/afxdp-flow.h"
 #include "bpf/afxdp-shared.h"
 #include "bpf/afxdp.skel.h"
 #include "command-line.h"
-#include "csum.h"
 #include "dp-packet.h"
 #include "flow.h"
+#include "netlink.h"
+#include "odp-execute.h"
+#include "odp-netlink.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/match.h"
+#include "openvswitch/ofpbuf.h"
 #include "openvswitch/vlog.h"
 #include "ovstest.h"
 #include "packets.h"
+#include "test-afxdp-offload.h"
 #include "util.h"
-
-/* The key's bits and OVS's are the same. */
-BUILD_ASSERT_DECL(AFXDP_FLOW_VLAN_PRESENT == VLAN_CFI);
-BUILD_ASSERT_DECL(AFXDP_FLOW_FRAG_ANY == FLOW_NW_FRAG_ANY);
-BUILD_ASSERT_DECL(AFXDP_FLOW_FRAG_LATER == FLOW_NW_FRAG_LATER);
-BUILD_ASSERT_DECL(sizeof(struct afxdp_flow_key) == 64);
-
-static void fail(const char *format, ...) OVS_PRINTF_FORMAT(1, 2)
-    OVS_NO_RETURN;
-
-static void
-fail(const char *format, ...)
-{
-    va_list args;
-
-    va_start(args, format);
-    fputs("test-afxdp-offload: FAILED: ", stderr);
-    vfprintf(stderr, format, args);
-    fputc('\n', stderr);
-    va_end(args);
-    exit(1);
-}
-
-#define CHECK(COND)                                                     \
-    do {                                                                \
-        if (!(COND)) {                                                  \
-            fail("%s:%d: %s", __FILE__, __LINE__, #COND);               \
-        }                                                               \
-    } while (0)
-
-/* Appends 'k' to 's', only the fields that are not zero. */
-static void
-format_key(struct ds *s, const struct afxdp_flow_key *k)
-{
-    static const uint8_t zero[16];
-
-    if (memcmp(k->eth_dst, zero, 6) || memcmp(k->eth_src, zero, 6)) {
-        ds_put_format(s, "eth "ETH_ADDR_FMT">"ETH_ADDR_FMT" ",
-                      ETH_ADDR_BYTES_ARGS(k->eth_src),
-                      ETH_ADDR_BYTES_ARGS(k->eth_dst));
-    }
-    if (k->eth_type) {
-        ds_put_format(s, "type %#06"PRIx16" ", ntohs(k->eth_type));
-    }
-    if (k->vlan_tci || k->vlan_tpid) {
-        ds_put_format(s, "vlan %#06"PRIx16"/%#06"PRIx16" ",
-                      ntohs(k->vlan_tpid), ntohs(k->vlan_tci));
-    }
-    if (k->nw_proto || k->nw_tos || k->nw_ttl || k->nw_frag) {
-        ds_put_format(s, "proto %u tos %#x ttl %u frag %u ", k->nw_proto,
-                      k->nw_tos, k->nw_ttl, k->nw_frag);
-    }
-    if (k->tp_src || k->tp_dst) {
-        ds_put_format(s, "tp %u>%u ", ntohs(k->tp_src), ntohs(k->tp_dst));
-    }
-    if (memcmp(k->nw_src + 1, zero, 12) || memcmp(k->nw_dst + 1, zero, 12)) {
-        struct in6_addr a;
-
-        ds_put_cstr(s, "ipv6 ");
-        memcpy(&a, k->nw_src, sizeof a);
-        ipv6_format_addr(&a, s);
-        ds_put_char(s, '>');
-        memcpy(&a, k->nw_dst, sizeof a);
-        ipv6_format_addr(&a, s);
-        ds_put_char(s, ' ');
-    } else if (k->nw_src[0] || k->nw_dst[0]) {
-        ds_put_format(s, "ip "IP_FMT">"IP_FMT" ", IP_ARGS(k->nw_src[0]),
-                      IP_ARGS(k->nw_dst[0]));
-    }
-    if (k->mask_slot || k->pad0 || k->pad1) {
-        ds_put_format(s, "slot %u pad %u %"PRIu32, k->mask_slot, k->pad0,
-                      k->pad1);
-    }
-}
-
-/* Fails unless 'k' equals 'expected'. */
-static void
-check_key_eq(const char *what, const struct afxdp_flow_key *k,
-             const struct afxdp_flow_key *expected)
-{
-    if (memcmp(k, expected, sizeof *k)) {
-        struct ds s = DS_EMPTY_INITIALIZER;
-
-        ds_put_format(&s, "%s: got\n  ", what);
-        format_key(&s, k);
-        ds_put_cstr(&s, "\nexpected\n  ");
-        format_key(&s, expected);
-        fail("%s", ds_cstr(&s));
-    }
-}
-
-/* 'translate': afxdp_offload_translate_match(). */
-
-static int n_refusals;
-
-/* Translates 'm', which must be accepted. */
-static void
-translate_ok(const char *what, const struct match *m,
-             struct afxdp_flow_key *k, struct afxdp_flow_key *mk)
-{
-    const char *why = afxdp_offload_translate_match(m, k, mk);
-
-    if (why) {
-        fail("%s: refused (%s), should be accepted", what, why);
-    }
-}
-
-/* Translates 'm' and checks that it gives 'key' and 'mask'. */
-static void
-translate_eq(const char *what, const struct match *m,
-             const struct afxdp_flow_key *key,
-             const struct afxdp_flow_key *mask)
-{
-    struct afxdp_flow_key k, mk;
-
-    translate_ok(what, m, &k, &mk);
-    check_key_eq(what, &k, key);
-    check_key_eq(what, &mk, mask);
-}
-
-/* 'm' must be refused, with a reason. */
-static void
-translate_refused(const char *what, const struct match *m)
-{
-    struct afxdp_flow_key k, mk;
-    const char *why = afxdp_offload_translate_match(m, &k, &mk);
-
-    if (!why) {
-        fail("%s: accepted, should be refused", what);
-    }
-    if (!why[0]) {
-        fail("%s: refused with an empty reason", what);
-    }
-    n_refusals++;
-}
-
-static const struct eth_addr mac_a = ETH_ADDR_C(02, 00, 00, 00, 0a, 01);
-static const struct eth_addr mac_b = ETH_ADDR_C(02, 00, 00, 00, 0b, 02);
-
-static void
-test_translate_eth(void)
-{
-    struct afxdp_flow_key k, mk, key, mask;
-    struct match m;
-
-    /* Catch-all: a zero key and mask. */
-    match_init_catchall(&m);
-    memset(&key, 0, sizeof key);
-    memset(&mask, 0, sizeof mask);
-    translate_eq("catch-all", &m, &key, &mask);
-    /* in_port is the port the flow API was called for: not a field. */
-    match_set_in_port(&m, 7);
-    translate_eq("in_port", &m, &key, &mask);
-
-    /* Ethernet: the key is the flow under the mask, even when the flow
-     * has bits outside it. */
-    match_init_catchall(&m);
-    match_set_dl_dst(&m, mac_b);
-    match_set_dl_type(&m, htons(0x88cc));
-    m.flow.dl_src = mac_a;
-    m.wc.masks.dl_src = (struct eth_addr) ETH_ADDR_C(ff, ff, ff, 00, ff, 00);
-    memcpy(key.eth_dst, mac_b.ea, 6);
-    memset(mask.eth_dst, 0xff, 6);
-    memcpy(key.eth_src, mac_a.ea, 6);
-    key.eth_src[3] = key.eth_src[5] = 0;
-    memcpy(mask.eth_src, m.wc.masks.dl_src.ea, 6);
-    key.eth_type = htons(0x88cc);
-    mask.eth_type = OVS_BE16_MAX;
-    translate_eq("Ethernet, masked source", &m, &key, &mask);
-
-    /* The packet type, exactly Ethernet, is fine. */
-    match_set_packet_type(&m, htonl(PT_ETH));
-    translate_eq("packet_type Ethernet", &m, &key, &mask);
-
-    /* VLAN: OVS's TCI has VLAN_CFI for "tagged", and so has the key. */
-    match_init_catchall(&m);
-    match_set_dl_vlan(&m, htons(100), 0);
-    memset(&key, 0, sizeof key);
-    memset(&mask, 0, sizeof mask);
-    key.vlan_tci = htons(AFXDP_FLOW_VLAN_PRESENT | 100);
-    mask.vlan_tci = htons(AFXDP_FLOW_VLAN_PRESENT | VLAN_VID_MASK);
-    translate_eq("VLAN 100", &m, &key, &mask);
-    match_set_dl_vlan_pcp(&m, 5, 0);
-    key.vlan_tci |= htons(5 << VLAN_PCP_SHIFT);
-    mask.vlan_tci |= htons(VLAN_PCP_MASK);
-    translate_eq("VLAN 100 priority 5", &m, &key, &mask);
-    m.flow.vlans[0].tpid = htons(ETH_TYPE_VLAN_8021AD);
-    m.wc.masks.vlans[0].tpid = OVS_BE16_MAX;
-    key.vlan_tpid = htons(ETH_TYPE_VLAN_8021AD);
-    mask.vlan_tpid = OVS_BE16_MAX;
-    translate_eq("802.1ad VLAN", &m, &key, &mask);
-    /* A second tag, asked to be absent, is fine. */
-    m.wc.masks.vlans[1].qtag = OVS_BE32_MAX;
-    translate_eq("no second tag", &m, &key, &mask);
-
-    /* "Untagged": TCI 0, exactly. */
-    match_init_catchall(&m);
-    match_set_dl_tci(&m, 0);
-    memset(&key, 0, sizeof key);
-    memset(&mask, 0, sizeof mask);
-    mask.vlan_tci = OVS_BE16_MAX;
-    translate_eq("untagged", &m, &key, &mask);
-    match_set_any_vid(&m);
-    match_set_dl_tci_masked(&m, htons(VLAN_CFI), htons(VLAN_CFI));
-    key.vlan_tci = htons(VLAN_CFI);
-    mask.vlan_tci = htons(VLAN_CFI);
-    translate_eq("any tag", &m, &key, &mask);
-
-    /* The padding and slot of what comes out are zero. */
-    translate_ok("any tag", &m, &k, &mk);
-    CHECK(!k.mask_slot && !k.pad0 && !k.pad1);
-    CHECK(!mk.mask_slot && !mk.pad0 && !mk.pad1);
-    printf("Ethernet and VLAN: ok\n");
-}
-
-static void
-test_translate_ipv4(void)
-{
-    struct afxdp_flow_key key, mask;
-    struct match m;
-
-    match_init_catchall(&m);
-    match_set_dl_type(&m, htons(ETH_TYPE_IP));
-    m.flow.nw_src = htonl(0x0a010203);
-    m.wc.masks.nw_src = htonl(0xffff0000);
-    match_set_nw_dst(&m, htonl(0xc0a80001));
-    match_set_nw_proto(&m, IPPROTO_TCP);
-    match_set_tp_dst(&m, htons(80));
-    m.flow.tp_src = htons(0x1234);
-    m.wc.masks.tp_src = htons(0xff00);
-    match_set_nw_dscp(&m, 0xb8);
-    match_set_nw_ttl(&m, 9);
-    match_set_nw_frag_masked(&m, FLOW_NW_FRAG_ANY, FLOW_NW_FRAG_MASK);
-
-    memset(&key, 0, sizeof key);
-    memset(&mask, 0, sizeof mask);
-    key.eth_type = htons(ETH_TYPE_IP);
-    mask.eth_type = OVS_BE16_MAX;
-    key.nw_src[0] = htonl(0x0a010000);
-    mask.nw_src[0] = htonl(0xffff0000);
-    key.nw_dst[0] = htonl(0xc0a80001);
-    mask.nw_dst[0] = OVS_BE32_MAX;
-    key.nw_proto = IPPROTO_TCP;
-    mask.nw_proto = 0xff;
-    key.tp_dst = htons(80);
-    mask.tp_dst = OVS_BE16_MAX;
-    key.tp_src = htons(0x1200);
-    mask.tp_src = htons(0xff00);
-    key.nw_tos = 0xb8;
-    mask.nw_tos = IP_DSCP_MASK;
-    key.nw_ttl = 9;
-    mask.nw_ttl = 0xff;
-    key.nw_frag = AFXDP_FLOW_FRAG_ANY;
-    mask.nw_frag = AFXDP_FLOW_FRAG_ANY | AFXDP_FLOW_FRAG_LATER;
-    translate_eq("IPv4 TCP", &m, &key, &mask);
-
-    /* ECN bits go with the DSCP in nw_tos. */
-    match_set_nw_ecn(&m, 2);
-    key.nw_tos |= 2;
-    mask.nw_tos |= IP_ECN_MASK;
-    translate_eq("IPv4 DSCP and ECN", &m, &key, &mask);
-
-    /* L4 fields with each protocol the program parses. */
-    static const uint8_t protos[] = { IPPROTO_UDP, IPPROTO_SCTP,
-                                      IPPROTO_ICMP };
-    for (size_t i = 0; i < ARRAY_SIZE(protos); i++) {
-        match_set_nw_proto(&m, protos[i]);
-        key.nw_proto = protos[i];
-        translate_eq("IPv4 L4", &m, &key, &mask);
-    }
-
-    /* Without L4 fields, any protocol. */
-    match_set_tp_src_masked(&m, 0, 0);
-    match_set_tp_dst_masked(&m, 0, 0);
-    match_set_nw_proto(&m, IPPROTO_GRE);
-    key.nw_proto = IPPROTO_GRE;
-    key.tp_src = key.tp_dst = mask.tp_src = mask.tp_dst = 0;
-    translate_eq("IPv4 GRE", &m, &key, &mask);
-    printf("IPv4: ok\n");
-}
-
-static void
-test_translate_ipv6(void)
-{
-    struct in6_addr src, dst, src_mask;
-    struct afxdp_flow_key key, mask;
-    struct match m;
-
-    CHECK(ipv6_parse("2001:db8:1:2:3:4:5:6", &src));
-    CHECK(ipv6_parse("fd00::1:0:0:9", &dst));
-    src_mask = ipv6_create_mask(56);
-
-    match_init_catchall(&m);
-    match_set_dl_type(&m, htons(ETH_TYPE_IPV6));
-    m.flow.ipv6_src = src;
-    m.wc.masks.ipv6_src = src_mask;
-    match_set_ipv6_dst(&m, &dst);
-    match_set_nw_proto(&m, IPPROTO_ICMPV6);
-    match_set_tp_src(&m, htons(128));
-    match_set_tp_dst(&m, htons(0));
-    match_set_nw_dscp(&m, 0x28);
-    match_set_nw_ttl(&m, 255);
-
-    memset(&key, 0, sizeof key);
-    memset(&mask, 0, sizeof mask);
-    key.eth_type = htons(ETH_TYPE_IPV6);
-    mask.eth_type = OVS_BE16_MAX;
-    struct in6_addr masked = ipv6_addr_bitand(&src, &src_mask);
-    memcpy(key.nw_src, &masked, 16);
-    memcpy(mask.nw_src, &src_mask, 16);
-    memcpy(key.nw_dst, &dst, 16);
-    memset(mask.nw_dst, 0xff, 16);
-    key.nw_proto = IPPROTO_ICMPV6;
-    mask.nw_proto = 0xff;
-    key.tp_src = htons(128);
-    mask.tp_src = mask.tp_dst = OVS_BE16_MAX;
-    key.nw_tos = 0x28;
-    mask.nw_tos = IP_DSCP_MASK;
-    key.nw_ttl = 255;
-    mask.nw_ttl = 0xff;
-    translate_eq("IPv6 ICMPv6", &m, &key, &mask);
-    /* Each word of the address counts: the last one differs. */
-    CHECK(key.nw_dst[3] != 0 && key.nw_src[1] != 0);
-
-    static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP,
-                                      IPPROTO_SCTP };
-    for (size_t i = 0; i < ARRAY_SIZE(protos); i++) {
-        match_set_nw_proto(&m, protos[i]);
-        key.nw_proto = protos[i];
-        translate_eq("IPv6 L4", &m, &key, &mask);
-    }
-    printf("IPv6: ok\n");
-}
-
-/* Keys are masked: with every field of the flow all ones (but the
- * EtherType and protocol, which must be exact), the key is the mask. */
-static void
-test_translate_masked(bool v6)
-{
-    struct afxdp_flow_key key, mask;
-    struct match m;
-
-    match_init_catchall(&m);
-    memset(&m.flow.dl_dst, 0xff, sizeof m.flow.dl_dst);
-    memset(&m.flow.dl_src, 0xff, sizeof m.flow.dl_src);
-    m.flow.vlans[0].qtag = OVS_BE32_MAX;
-    m.flow.nw_tos = m.flow.nw_ttl = 0xff;
-    m.flow.nw_frag = FLOW_NW_FRAG_MASK;
-    m.flow.tp_src = m.flow.tp_dst = OVS_BE16_MAX;
-    match_set_dl_type(&m, htons(v6 ? ETH_TYPE_IPV6 : ETH_TYPE_IP));
-    match_set_nw_proto(&m, IPPROTO_UDP);
-
-    m.wc.masks.dl_dst = (struct eth_addr) ETH_ADDR_C(f0, 0f, 00, ff, 01, 80);
-    m.wc.masks.dl_src = (struct eth_addr) ETH_ADDR_C(00, 00, 00, 00, 00, 01);
-    m.wc.masks.vlans[0].tci = htons(0x0fff);
-    m.wc.masks.vlans[0].tpid = htons(0xff00);
-    m.wc.masks.nw_tos = 0x0f;
-    m.wc.masks.nw_ttl = 0xf0;
-    m.wc.masks.nw_frag = FLOW_NW_FRAG_LATER;
-    m.wc.masks.tp_src = htons(0x00ff);
-    m.wc.masks.tp_dst = htons(0x8001);
-    if (v6) {
-        memset(&m.flow.ipv6_src, 0xff, sizeof m.flow.ipv6_src);
-        memset(&m.flow.ipv6_dst, 0xff, sizeof m.flow.ipv6_dst);
-        m.wc.masks.ipv6_src = ipv6_create_mask(100);
-        m.wc.masks.ipv6_dst.s6_addr[15] = 0x3c;
-    } else {
-        m.flow.nw_src = m.flow.nw_dst = OVS_BE32_MAX;
-        m.wc.masks.nw_src = htonl(0xff00ff00);
-        m.wc.masks.nw_dst = htonl(0x00000001);
-    }
-    translate_ok("masked", &m, &key, &mask);
-    CHECK(key.eth_type == m.flow.dl_type && key.nw_proto == IPPROTO_UDP);
-    key.eth_type = mask.eth_type;
-    key.nw_proto = mask.nw_proto;
-    check_key_eq(v6 ? "IPv6 key masked" : "IPv4 key masked", &key, &mask);
-    CHECK(!memcmp(mask.eth_dst, m.wc.masks.dl_dst.ea, 6));
-    CHECK(mask.vlan_tci == htons(0x0fff) && mask.vlan_tpid == htons(0xff00));
-    CHECK(mask.nw_frag == AFXDP_FLOW_FRAG_LATER);
-    CHECK(mask.tp_dst == htons(0x8001) && mask.nw_ttl == 0xf0);
-    if (v6) {
-        CHECK(!memcmp(mask.nw_src, &m.wc.masks.ipv6_src, 16));
-        CHECK(mask.nw_dst[3] == htonl(0x3c) && !mask.nw_dst[0]);
-    } else {
-        CHECK(mask.nw_src[0] == htonl(0xff00ff00));
-        CHECK(!mask.nw_src[1] && !mask.nw_src[2] && !mask.nw_src[3]);
-        CHECK(mask.nw_dst[0] == htonl(1));
-    }
-    printf("%s keys masked: ok\n", v6 ? "IPv6" : "IPv4");
-}
-
-/* Metadata: fine when the match asks for zero, refused otherwise. */
-static void
-test_translate_metadata(void)
-{
-    struct afxdp_flow_key key, mask;
-    struct match m;
-
-    match_init_catchall(&m);
-    match_set_dl_type(&m, htons(ETH_TYPE_IP));
-    translate_ok("base", &m, &key, &mask);
-
-    match_set_recirc_id(&m, 0);
-    match_set_ct_state_masked(&m, 0, CS_TRACKED);
-    match_set_ct_zone(&m, 0);
-    match_set_ct_mark(&m, 0);
-    match_set_ct_label(&m, OVS_U128_ZERO);
-    match_set_ct_nw_src(&m, 0);
-    match_set_ct_tp_dst(&m, 0);
-    match_set_pkt_mark(&m, 0);
-    match_set_skb_priority(&m, 0);
-    match_set_dp_hash(&m, 0);
-    match_set_tun_id(&m, 0);
-    match_set_tun_dst(&m, 0);
-    match_set_reg(&m, 0, 0);
-    match_set_reg(&m, 7, 0);
-    match_set_metadata(&m, 0);
-    match_set_conj_id(&m, 0);
-    translate_eq("metadata asked to be zero", &m, &key, &mask);
-    printf("metadata at zero: ok\n");
-
-#define REFUSE_META(CALL)                               \
-    do {                                                \
-        match_init_catchall(&m);                        \
-        match_set_dl_type(&m, htons(ETH_TYPE_IP));      \
-        CALL;                                           \
-        translate_refused(#CALL, &m);                   \
-    } while (0)
-
-    REFUSE_META(match_set_recirc_id(&m, 1));
-    REFUSE_META(match_set_ct_state_masked(&m, CS_TRACKED, CS_TRACKED));
-    REFUSE_META(match_set_ct_state_masked(&m, CS_NEW | CS_TRACKED,
-                                          CS_NEW | CS_TRACKED));
-    REFUSE_META(match_set_ct_zone(&m, 1));
-    REFUSE_META(match_set_ct_mark(&m, 1));
-    REFUSE_META(match_set_ct_label(&m, OVS_U128_MAX));
-    REFUSE_META(match_set_ct_nw_src(&m, htonl(1)));
-    REFUSE_META(match_set_ct_tp_dst(&m, htons(1)));
-    REFUSE_META(match_set_pkt_mark(&m, 1));
-    REFUSE_META(match_set_pkt_mark_masked(&m, 0x100, 0x100));
-    REFUSE_META(match_set_skb_priority(&m, 1));
-    REFUSE_META(match_set_dp_hash(&m, 1));
-    REFUSE_META(match_set_tun_id(&m, htonll(5)));
-    REFUSE_META(match_set_tun_dst(&m, htonl(0x0a000001)));
-    REFUSE_META(match_set_reg(&m, 3, 1));
-    REFUSE_META(match_set_metadata(&m, htonll(1)));
-    REFUSE_META(match_set_conj_id(&m, 1));
-    REFUSE_META(match_set_actset_output(&m, 1));
-    REFUSE_META(match_set_packet_type(&m, PACKET_TYPE_BE(OFPHTN_ETHERTYPE,
-                                                         ETH_TYPE_IP)));
-#undef REFUSE_META
-    printf("metadata not zero refused: ok\n");
-}
-
-/* Matches on fields the program does not parse, or cannot compute. */
-static void
-test_translate_refused(void)
-{
-    struct in6_addr a6;
-    struct match m;
-
-    CHECK(ipv6_parse("2001:db8::1", &a6));
-
-#define REFUSE(DL_TYPE, PROTO, CALL)                            \
-    do {                                                        \
-        match_init_catchall(&m);                                \
-        if (DL_TYPE) {                                          \
-            match_set_dl_type(&m, htons(DL_TYPE));              \
-        }                                                       \
-        if (PROTO) {                                            \
-            match_set_nw_proto(&m, PROTO);                      \
-        }                                                       \
-        CALL;                                                   \
-        translate_refused(#DL_TYPE " " #PROTO " " #CALL, &m);   \
-    } while (0)
-
-    /* TCP flags and the IPv6 flow label: not in the key. */
-    REFUSE(ETH_TYPE_IP, IPPROTO_TCP, match_set_tcp_flags(&m, htons(2)));
-    REFUSE(ETH_TYPE_IPV6, IPPROTO_TCP,
-           match_set_tcp_flags_masked(&m, 0, htons(TCP_SYN)));
-    REFUSE(ETH_TYPE_IPV6, 0, match_set_ipv6_label(&m, htonl(0x12345)));
-    REFUSE(ETH_TYPE_IPV6, 0, match_set_ipv6_label(&m, 0));
-
-    /* A second VLAN tag: only its absence. */
-    REFUSE(0, 0, match_set_dl_vlan(&m, htons(5), 1));
-    REFUSE(0, 0, (match_set_dl_vlan(&m, htons(5), 0),
-                  match_set_dl_vlan(&m, htons(6), 1)));
-
-    /* ARP and neighbour discovery fields. */
-    REFUSE(ETH_TYPE_ARP, 0, match_set_nw_src(&m, htonl(0x0a000001)));
-    REFUSE(ETH_TYPE_ARP, 0, match_set_nw_proto(&m, ARP_OP_REQUEST));
-    REFUSE(ETH_TYPE_ARP, 0, match_set_arp_sha(&m, mac_a));
-    REFUSE(ETH_TYPE_ARP, 0, match_set_arp_tha(&m, mac_b));
-    REFUSE(ETH_TYPE_RARP, 0, match_set_nw_dst(&m, htonl(0x0a000001)));
-    REFUSE(ETH_TYPE_IPV6, IPPROTO_ICMPV6,
-           (match_set_tp_src(&m, htons(135)), match_set_nd_target(&m, &a6)));
-    REFUSE(ETH_TYPE_IPV6, IPPROTO_ICMPV6,
-           (match_set_tp_src(&m, htons(136)),
-            match_set_arp_tha(&m, mac_b)));
-    REFUSE(ETH_TYPE_IPV6, IPPROTO_ICMPV6, match_set_nd_reserved(&m,
-                                                               htonl(1)));
-    REFUSE(ETH_TYPE_IPV6, IPPROTO_ICMPV6, match_set_nd_options_type(&m, 1));
-
-    /* MPLS and IGMP. */
-    REFUSE(ETH_TYPE_MPLS, 0, match_set_mpls_label(&m, 0, htonl(100)));
-    REFUSE(ETH_TYPE_MPLS, 0, match_set_mpls_bos(&m, 0, 1));
-    REFUSE(ETH_TYPE_MPLS_MCAST, 0, match_set_mpls_lse(&m, 0, 0));
-    REFUSE(ETH_TYPE_IP, IPPROTO_IGMP,
-           (m.flow.igmp_group_ip4 = htonl(0xe0000001),
-            m.wc.masks.igmp_group_ip4 = OVS_BE32_MAX));
-    REFUSE(ETH_TYPE_IP, IPPROTO_IGMP, match_set_tp_src(&m, htons(0x16)));
-
-    /* L3 fields need an exact IPv4 or IPv6 EtherType. */
-    REFUSE(0, 0, match_set_nw_src(&m, htonl(0x0a000001)));
-    REFUSE(0, 0, match_set_nw_ttl(&m, 1));
-    REFUSE(0, 0, match_set_ipv6_dst(&m, &a6));
-    REFUSE(0, IPPROTO_TCP, (void) 0);
-    REFUSE(0x88cc, 0, match_set_nw_dscp(&m, 4));
-    REFUSE(0, 0, (match_set_dl_type(&m, htons(ETH_TYPE_IP)),
-                  m.wc.masks.dl_type = htons(0xff00),
-                  match_set_nw_src(&m, htonl(1))));
-    REFUSE(0, 0, (match_set_dl_type(&m, htons(ETH_TYPE_IPV6)),
-                  m.wc.masks.dl_type = htons(0xfffe),
-                  match_set_nw_frag(&m, FLOW_NW_FRAG_ANY)));
-
-    /* Addresses of the other IP version. */
-    REFUSE(ETH_TYPE_IPV6, 0, match_set_nw_src(&m, htonl(0x0a000001)));
-    REFUSE(ETH_TYPE_IPV6, 0, match_set_nw_dst_masked(&m, htonl(1),
-                                                     htonl(1)));
-    REFUSE(ETH_TYPE_IP, 0, match_set_ipv6_src(&m, &a6));
-    REFUSE(ETH_TYPE_IP, 0, match_set_ipv6_dst(&m, &a6));
-
-    /* L4 ports need an exact protocol that has them. */
-    REFUSE(ETH_TYPE_IP, 0, match_set_tp_dst(&m, htons(80)));
-    REFUSE(ETH_TYPE_IP, 0, (match_set_nw_proto(&m, IPPROTO_TCP),
-                            m.wc.masks.nw_proto = 0xfe,
-                            match_set_tp_dst(&m, htons(80))));
-    REFUSE(ETH_TYPE_IP, IPPROTO_GRE, match_set_tp_src(&m, htons(1)));
-    REFUSE(ETH_TYPE_IP, IPPROTO_ICMPV6, match_set_tp_src(&m, htons(128)));
-    REFUSE(ETH_TYPE_IPV6, IPPROTO_ICMP, match_set_tp_src(&m, htons(8)));
-    REFUSE(ETH_TYPE_IPV6, 59, match_set_tp_dst(&m, htons(1)));
-    REFUSE(ETH_TYPE_IPV6, IPPROTO_IGMP, match_set_tp_dst_masked(&m, 0,
-                                                                htons(1)));
-#undef REFUSE
-    printf("refusals: ok\n");
-}
 
 static void
 cmd_translate(struct ovs_cmdl_context *ctx OVS_UNUSED)
 {
-    test_translate_eth();
-    test_translate_ipv4();
-    test_translate_ipv6();
-    test_translate_masked(false);
-    test_translate_masked(true);
-    test_translate_metadata();
-    test_translate_refused();
-    printf("%d matches refused, each with a reason\n", n_refusals);
-    printf("PASS\n");
+    test_afxdp_offload_translate();
 }
 
 /* The program under test. */
@@ -660,13 +118,15 @@ prog_load(struct prog *p)
 
     p->skel = afxdp_bpf__open();
     if (!p->skel) {
-        fail("opening the skeleton: %s", ovs_strerror(errno));
+        test_afxdp_offload_fail("opening the skeleton: %s",
+                                ovs_strerror(errno));
     }
     /* The device-bound variant needs a device: not this one. */
     bpf_program__set_autoload(p->skel->progs.afxdp_ovs_dev, false);
     error = afxdp_bpf__load(p->skel);
     if (error) {
-        fail("loading the XDP program: %s", ovs_strerror(-error));
+        test_afxdp_offload_fail("loading the XDP program: %s",
+                                ovs_strerror(-error));
     }
     p->fd = bpf_program__fd(p->skel->progs.afxdp_ovs_redir);
     p->masks_fd = bpf_map__fd(p->skel->maps.afxdp_flow_masks);
@@ -736,7 +196,7 @@ add_flow(const struct prog *p, const struct afxdp_flow_key *key, int slot,
     }
     ret = bpf_map_update_elem(p->flows_fd, &k, v, BPF_NOEXIST);
     if (ret) {
-        fail("adding a flow: %s", ovs_strerror(-ret));
+        test_afxdp_offload_fail("adding a flow: %s", ovs_strerror(-ret));
     }
     free(v);
 }
@@ -787,7 +247,7 @@ run(const struct prog *p, const struct dp_packet *frame, int repeat,
     int ret = bpf_prog_test_run_opts(p->fd, &opts);
 
     if (ret) {
-        fail("BPF_PROG_TEST_RUN: %s", ovs_strerror(-ret));
+        test_afxdp_offload_fail("BPF_PROG_TEST_RUN: %s", ovs_strerror(-ret));
     }
     if (ns) {
         *ns = opts.duration;
@@ -1089,7 +549,7 @@ cmd_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
         if (err.length) {
             struct ds key = DS_EMPTY_INITIALIZER;
 
-            format_key(&key, &f->key);
+            test_afxdp_offload_format_key(&key, &f->key);
             printf("DISAGREE%s (OVS's key: %s)\n", ds_cstr(&err),
                    ds_cstr(&key));
             ds_destroy(&key);
@@ -1195,9 +655,306 @@ cmd_cost(struct ovs_cmdl_context *ctx)
     prog_unload(&p);
 }
 
+/* 'actions': the program's actions against OVS's odp_execute_actions(). */
+
+/* An action of a flow, described once for both. */
+struct act_spec {
+    enum afxdp_flow_act type;
+    uint16_t tpid, tci;             /* PUSH_VLAN: TPID, TCI on the wire. */
+    struct eth_addr dst, dst_mask;  /* SET_ETH; an all-zero mask stands */
+    struct eth_addr src, src_mask;  /* for an unmasked set. */
+};
+
+struct act_case {
+    const char *frame;              /* Name of a frame that hits. */
+    const char *what;
+    struct act_spec acts[AFXDP_FLOW_MAX_ACTIONS];
+};
+
+#define PUSH(TPID, TCI) { .type = AFXDP_FLOW_ACT_PUSH_VLAN, .tpid = TPID, \
+                          .tci = TCI }
+#define POP { .type = AFXDP_FLOW_ACT_POP_VLAN }
+#define OUTPUT { .type = AFXDP_FLOW_ACT_OUTPUT }
+#define SET_ETH(DST, DM, SRC, SM) { .type = AFXDP_FLOW_ACT_SET_ETH, \
+                                    .dst = ETH_ADDR_C DST,           \
+                                    .dst_mask = ETH_ADDR_C DM,       \
+                                    .src = ETH_ADDR_C SRC,           \
+                                    .src_mask = ETH_ADDR_C SM }
+#define ALL (ff, ff, ff, ff, ff, ff)
+#define NONE (00, 00, 00, 00, 00, 00)
+
+static const struct act_case act_cases[] = {
+    { "IPv4 UDP", "output", { OUTPUT } },
+    { "IPv4 UDP", "push 802.1Q VID 10 PCP 3, output",
+      { PUSH(ETH_TYPE_VLAN_8021Q, 0x600a), OUTPUT } },
+    { "IPv6 TCP", "push 802.1ad VID 4095, DEI asked, output",
+      { PUSH(ETH_TYPE_VLAN_8021AD, 0x1fff), OUTPUT } },
+    { "Ethernet header only", "push 802.1Q VID 1, output",
+      { PUSH(ETH_TYPE_VLAN_8021Q, 0x0001), OUTPUT } },
+    { "802.1Q IPv4 UDP", "push a second tag, output",
+      { PUSH(ETH_TYPE_VLAN_8021AD, 0x0064), OUTPUT } },
+    { "802.1Q IPv4 UDP", "pop, output", { POP, OUTPUT } },
+    { "802.1ad IPv6 ICMPv6 echo", "pop, output", { POP, OUTPUT } },
+    { "IPv4 TCP", "pop an absent tag, output", { POP, OUTPUT } },
+    { "802.1Q ARP request", "pop, push 802.1Q VID 20, output",
+      { POP, PUSH(ETH_TYPE_VLAN_8021Q, 0x0014), OUTPUT } },
+    { "IPv4 UDP", "set both addresses, output",
+      { SET_ETH((02, 11, 22, 33, 44, 55), NONE, (02, aa, bb, cc, dd, ee),
+                NONE), OUTPUT } },
+    { "IPv6 UDP", "set masked addresses, output",
+      { SET_ETH((02, 11, 22, 33, 44, 55), (ff, 00, ff, 00, 0f, f0),
+                (00, 00, 00, 00, 00, 7e), (00, 00, 00, 00, 00, ff)),
+        OUTPUT } },
+    { "802.1Q IPv6 UDP", "pop, set addresses, push 802.1ad, output",
+      { POP, SET_ETH((02, 11, 22, 33, 44, 55), ALL, (02, aa, bb, cc, dd, ee),
+                     (00, ff, 00, ff, 00, ff)),
+        PUSH(ETH_TYPE_VLAN_8021AD, 0xe123), OUTPUT } },
+    { "IPv4 TCP", "drop", { { .type = AFXDP_FLOW_ACT_DROP } } },
+    { "IPv4 TCP", "partial offload (mark)",
+      { { .type = AFXDP_FLOW_ACT_MARK } } },
+};
+
+#undef PUSH
+#undef POP
+#undef OUTPUT
+#undef SET_ETH
+#undef ALL
+#undef NONE
+
+/* Device that OUTPUT redirects to: any that exists will do, since
+ * BPF_PROG_TEST_RUN only returns XDP_REDIRECT and does not send. */
+#define ACT_EGRESS_IFINDEX 1        /* lo, in every network namespace. */
+#define ACT_MARK 0x1234
+
+/* Makes the entry of the program for the actions 'acts', as
+ * lib/afxdp-offload.c does for OVS's, and OVS's datapath actions without
+ * the final output (which needs a datapath) into 'odp'. */
+static void
+act_translate(const struct act_spec acts[], struct afxdp_flow_entry *e,
+              struct ofpbuf *odp)
+{
+    memset(e, 0, sizeof *e);
+    for (int i = 0; i < AFXDP_FLOW_MAX_ACTIONS && acts[i].type; i++) {
+        const struct act_spec *a = &acts[i];
+        struct ovs_action_push_vlan pv;
+        struct ovs_key_ethernet kv[2];
+        bool masked;
+
+        e->acts[i] = a->type;
+        switch (a->type) {
+        case AFXDP_FLOW_ACT_PUSH_VLAN:
+            /* OVS's TCI has VLAN_CFI for "present" and pushes the tag
+             * without it (so never with DEI). */
+            e->vlan_tpid = htons(a->tpid);
+            e->vlan_tci = htons(a->tci & ~VLAN_CFI);
+            pv.vlan_tpid = htons(a->tpid);
+            pv.vlan_tci = htons(a->tci | VLAN_CFI);
+            nl_msg_put_unspec(odp, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof pv);
+            break;
+        case AFXDP_FLOW_ACT_POP_VLAN:
+            nl_msg_put_flag(odp, OVS_ACTION_ATTR_POP_VLAN);
+            break;
+        case AFXDP_FLOW_ACT_SET_ETH:
+            masked = !eth_addr_is_zero(a->dst_mask)
+                     || !eth_addr_is_zero(a->src_mask);
+            for (int j = 0; j < ETH_ADDR_LEN; j++) {
+                uint8_t dm = masked ? a->dst_mask.ea[j] : 0xff;
+                uint8_t sm = masked ? a->src_mask.ea[j] : 0xff;
+
+                e->eth_dst[j] = a->dst.ea[j] & dm;
+                e->eth_dst_mask[j] = dm;
+                e->eth_src[j] = a->src.ea[j] & sm;
+                e->eth_src_mask[j] = sm;
+            }
+            /* OVS's masked sets carry the value under its mask, as
+             * odp-util makes them (odp_execute_actions() relies on it). */
+            memcpy(kv[0].eth_dst.ea, e->eth_dst, ETH_ADDR_LEN);
+            memcpy(kv[0].eth_src.ea, e->eth_src, ETH_ADDR_LEN);
+            kv[1].eth_dst = a->dst_mask;
+            kv[1].eth_src = a->src_mask;
+            size_t ofs = nl_msg_start_nested(odp, masked
+                                                  ? OVS_ACTION_ATTR_SET_MASKED
+                                                  : OVS_ACTION_ATTR_SET);
+            nl_msg_put_unspec(odp, OVS_KEY_ATTR_ETHERNET, kv,
+                              (masked ? 2 : 1) * sizeof kv[0]);
+            nl_msg_end_nested(odp, ofs);
+            break;
+        case AFXDP_FLOW_ACT_OUTPUT:
+            e->out_ifindex = ACT_EGRESS_IFINDEX;
+            break;
+        case AFXDP_FLOW_ACT_MARK:
+            e->mark = ACT_MARK;
+            break;
+        case AFXDP_FLOW_ACT_DROP:
+        case AFXDP_FLOW_ACT_NONE:
+        default:
+            break;
+        }
+    }
+}
+
+/* Runs 'frame' through the program once; the frame as the program left
+ * it goes into 'out'. */
+static uint32_t
+run_out(const struct prog *p, const struct dp_packet *frame,
+        struct dp_packet *out)
+{
+    uint8_t buf[2048];
+    LIBBPF_OPTS(bpf_test_run_opts, opts,
+                .data_in = dp_packet_data(frame),
+                .data_size_in = dp_packet_size(frame),
+                .data_out = buf,
+                .data_size_out = sizeof buf,
+                .repeat = 1);
+    int ret = bpf_prog_test_run_opts(p->fd, &opts);
+
+    if (ret) {
+        test_afxdp_offload_fail("BPF_PROG_TEST_RUN: %s", ovs_strerror(-ret));
+    }
+    dp_packet_clear(out);
+    dp_packet_put(out, buf, opts.data_size_out);
+    return opts.retval;
+}
+
+/* Runs case 'c'; appends what disagrees to 'err'. */
+static void
+check_act_case(const struct prog *p, const struct act_case *c,
+               struct ds *err)
+{
+    uint64_t stub[256 / 8];
+    struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
+    struct dp_packet *ovs, *xdp = dp_packet_new(2048);
+    struct afxdp_flow_entry e;
+    struct dp_packet_batch batch;
+    struct counters before, after;
+    int last_act = 0, counter;
+    uint32_t want, ret;
+    struct frame f;
+    int slot = 3;
+
+    frame_init(&f, frame_by_name(c->frame));
+    act_translate(c->acts, &e, &odp);
+    while (last_act + 1 < AFXDP_FLOW_MAX_ACTIONS
+           && c->acts[last_act + 1].type) {
+        last_act++;
+    }
+    /* An int: only the last action's kind matters here. */
+    int last = c->acts[last_act].type;
+    switch (last) {
+    case AFXDP_FLOW_ACT_OUTPUT:
+        want = XDP_REDIRECT;
+        counter = AFXDP_PROG_OFFLOAD_FORWARDED;
+        break;
+    case AFXDP_FLOW_ACT_MARK:
+        want = XDP_PASS;                /* No socket: the socket path's. */
+        counter = AFXDP_PROG_OFFLOAD_MARKED;
+        break;
+    default:
+        want = XDP_DROP;
+        counter = AFXDP_PROG_OFFLOAD_DROPPED;
+        break;
+    }
+
+    /* OVS's result. */
+    ovs = dp_packet_clone(f.pkt);
+    dp_packet_batch_init_packet(&batch, ovs);
+    odp_execute_actions(NULL, &batch, false, odp.data, odp.size, NULL);
+
+    /* The program's. */
+    clear_flows(p);
+    set_masks(p, 1, &slot, &f.mask);
+    add_flow(p, &f.key, slot, &e);
+    read_counters(p, &before);
+    ret = run_out(p, f.pkt, xdp);
+    read_counters(p, &after);
+
+    if (ret != want) {
+        ds_put_format(err, "; action %"PRIu32", expected %"PRIu32, ret, want);
+    }
+    if (after.c[counter] != before.c[counter] + 1
+        || after.c[AFXDP_PROG_OFFLOAD_ACTION_ERROR]
+           != before.c[AFXDP_PROG_OFFLOAD_ACTION_ERROR]) {
+        ds_put_cstr(err, "; ");
+        format_moved(err, &before, &after);
+    }
+    if (want != XDP_DROP && !dp_packet_equal(ovs, xdp)) {
+        ds_put_cstr(err, "; frame differs from OVS's:\n");
+        ds_put_hex_dump(err, dp_packet_data(xdp), dp_packet_size(xdp), 0,
+                        false);
+        ds_put_cstr(err, "OVS:\n");
+        ds_put_hex_dump(err, dp_packet_data(ovs), dp_packet_size(ovs), 0,
+                        false);
+    }
+    dp_packet_delete(ovs);
+    dp_packet_delete(xdp);
+    ofpbuf_uninit(&odp);
+    frame_destroy(&f);
+}
+
+/* OUTPUT to a device that is not in the devmap: dropped and counted. */
+static void
+check_act_no_egress(const struct prog *p, struct ds *err)
+{
+    struct act_spec acts[AFXDP_FLOW_MAX_ACTIONS] = {
+        { .type = AFXDP_FLOW_ACT_OUTPUT }
+    };
+    uint64_t stub[64 / 8];
+    struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
+    struct afxdp_flow_entry e;
+    struct frame f;
+    int slot = 0;
+
+    frame_init(&f, frame_by_name("IPv4 UDP"));
+    act_translate(acts, &e, &odp);
+    e.out_ifindex = ACT_EGRESS_IFINDEX + 1000;
+    clear_flows(p);
+    set_masks(p, 1, &slot, &f.mask);
+    add_flow(p, &f.key, slot, &e);
+    run_expect(p, f.pkt, "output to a device not in the devmap", XDP_DROP,
+               AFXDP_PROG_OFFLOAD_ACTION_ERROR, -1, err);
+    ofpbuf_uninit(&odp);
+    frame_destroy(&f);
+}
+
+static void
+cmd_actions(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    uint32_t ifindex = ACT_EGRESS_IFINDEX;
+    int n_bad = 0, n = ARRAY_SIZE(act_cases);
+    struct ds err = DS_EMPTY_INITIALIZER;
+    struct prog p;
+    int ret;
+
+    odp_execute_init();
+    prog_load(&p);
+    ret = bpf_map_update_elem(p.egress_fd, &ifindex, &ifindex, BPF_ANY);
+    if (ret) {
+        test_afxdp_offload_fail("adding ifindex %"PRIu32" to afxdp_egress: %s",
+                                ifindex,
+             ovs_strerror(-ret));
+    }
+    for (int i = 0; i < n; i++) {
+        ds_clear(&err);
+        check_act_case(&p, &act_cases[i], &err);
+        printf("%-26s %-44s %s%s\n", act_cases[i].frame, act_cases[i].what,
+               err.length ? "DISAGREE" : "as OVS", ds_cstr(&err));
+        n_bad += err.length > 0;
+    }
+    ds_clear(&err);
+    check_act_no_egress(&p, &err);
+    printf("%-71s %s%s\n", "output to a device not in the devmap",
+           err.length ? "DISAGREE" : "dropped, counted", ds_cstr(&err));
+    n_bad += err.length > 0;
+    ds_destroy(&err);
+    prog_unload(&p);
+    printf("%d action cases, %d disagree\n", n + 1, n_bad);
+    exit(n_bad ? 1 : 0);
+}
+
 static const struct ovs_cmdl_command commands[] = {
     {"translate", "", 0, 0, cmd_translate, OVS_RO},
     {"parse", "", 0, 0, cmd_parse, OVS_RO},
+    {"actions", "", 0, 0, cmd_actions, OVS_RO},
     {"cost", "[REPEAT]", 0, 1, cmd_cost, OVS_RO},
     {NULL, NULL, 0, 0, NULL, OVS_RO},
 };

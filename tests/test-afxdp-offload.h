@@ -15,18 +15,45 @@
 #ifndef TEST_AFXDP_OFFLOAD_H
 #define TEST_AFXDP_OFFLOAD_H 1
 
-/* Crafted frames for tests/test-afxdp-offload.c: Ethernet, VLAN, IPv4,
- * IPv6, ARP, MPLS, LLC..., well-formed and damaged, each with what our
- * XDP program is expected to do with it (tests/test-afxdp-offload-frames.c
- * has the list and the builder). */
+/* Shared by the parts of 'ovstest test-afxdp-offload':
+ * test-afxdp-offload.c (the commands, and the checks that load our XDP
+ * program), test-afxdp-offload-translate.c (the match translation) and
+ * test-afxdp-offload-frames.c (the crafted frames). */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "openvswitch/compiler.h"
 #include "packets.h"
 
+struct afxdp_flow_key;
 struct dp_packet;
+struct ds;
+
+/* Prints the failure and exits with status 1. */
+void test_afxdp_offload_fail(const char *format, ...)
+    OVS_PRINTF_FORMAT(1, 2) OVS_NO_RETURN;
+
+#define CHECK(COND)                                                     \
+    do {                                                                \
+        if (!(COND)) {                                                  \
+            test_afxdp_offload_fail("%s:%d: %s", __FILE__, __LINE__,    \
+                                    #COND);                             \
+        }                                                               \
+    } while (0)
+
+/* Appends 'k' to 's', only the fields that are not zero. */
+void test_afxdp_offload_format_key(struct ds *s,
+                                   const struct afxdp_flow_key *k);
+
+/* The 'translate' command: prints one line per group of checks and
+ * "PASS", or fails. */
+void test_afxdp_offload_translate(void);
+
+/* Crafted frames: Ethernet, VLAN, IPv4, IPv6, ARP, MPLS, LLC...,
+ * well-formed and damaged, each with what our XDP program is expected to
+ * do with it. */
 
 /* What a frame is expected to do in the program. */
 enum frame_expect {
