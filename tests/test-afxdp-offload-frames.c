@@ -115,6 +115,8 @@ const struct frame_spec afxdp_offload_frames[] = {
       .proto = IPPROTO_UDP },
     { "802.1Q priority tag (VID 0), IPv4 TCP", HIT, TAG(Q, 0xa000),
       .eth_type = IP, .proto = IPPROTO_TCP },
+    { "802.1Q TCI 0, IPv6 UDP", HIT, TAG(Q, 0x0000), .eth_type = IP6,
+      .proto = IPPROTO_UDP },
     { "802.1Q with DEI set, IPv4 ICMP", HIT, TAG(Q, 0x1005),
       .eth_type = IP, .proto = IPPROTO_ICMP, .type = 8 },
     { "802.1Q VID 4095, IPv4 later fragment", HIT, TAG(Q, 0xefff),
