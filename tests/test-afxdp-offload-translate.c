@@ -1,0 +1,585 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* 'ovstest test-afxdp-offload translate': afxdp_offload_translate_match()
+ * (lib/afxdp-offload.c) on matches built with OVS's match_*() API.  See
+ * test-afxdp-offload.c. */
+
+#include <config.h>
+#undef NDEBUG
+
+#include "test-afxdp-offload.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afxdp-offload.h"
+#include "bpf/afxdp-flow.h"
+#include "flow.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/match.h"
+#include "packets.h"
+#include "util.h"
+
+/* The key's bits and OVS's are the same. */
+BUILD_ASSERT_DECL(AFXDP_FLOW_VLAN_PRESENT == VLAN_CFI);
+BUILD_ASSERT_DECL(AFXDP_FLOW_FRAG_ANY == FLOW_NW_FRAG_ANY);
+BUILD_ASSERT_DECL(AFXDP_FLOW_FRAG_LATER == FLOW_NW_FRAG_LATER);
+BUILD_ASSERT_DECL(sizeof(struct afxdp_flow_key) == 64);
+
+void
+test_afxdp_offload_fail(const char *format, ...)
+{
+    va_list args;
+
+    va_start(args, format);
+    fputs("test-afxdp-offload: FAILED: ", stderr);
+    vfprintf(stderr, format, args);
+    fputc('\n', stderr);
+    va_end(args);
+    exit(1);
+}
+
+void
+test_afxdp_offload_format_key(struct ds *s, const struct afxdp_flow_key *k)
+{
+    static const uint8_t zero[16];
+
+    if (memcmp(k->eth_dst, zero, 6) || memcmp(k->eth_src, zero, 6)) {
+        ds_put_format(s, "eth "ETH_ADDR_FMT">"ETH_ADDR_FMT" ",
+                      ETH_ADDR_BYTES_ARGS(k->eth_src),
+                      ETH_ADDR_BYTES_ARGS(k->eth_dst));
+    }
+    if (k->eth_type) {
+        ds_put_format(s, "type %#06"PRIx16" ", ntohs(k->eth_type));
+    }
+    if (k->vlan_tci || k->vlan_tpid) {
+        ds_put_format(s, "vlan %#06"PRIx16"/%#06"PRIx16" ",
+                      ntohs(k->vlan_tpid), ntohs(k->vlan_tci));
+    }
+    if (k->nw_proto || k->nw_tos || k->nw_ttl || k->nw_frag) {
+        ds_put_format(s, "proto %u tos %#x ttl %u frag %u ", k->nw_proto,
+                      k->nw_tos, k->nw_ttl, k->nw_frag);
+    }
+    if (k->tp_src || k->tp_dst) {
+        ds_put_format(s, "tp %u>%u ", ntohs(k->tp_src), ntohs(k->tp_dst));
+    }
+    if (memcmp(k->nw_src + 1, zero, 12) || memcmp(k->nw_dst + 1, zero, 12)) {
+        struct in6_addr a;
+
+        ds_put_cstr(s, "ipv6 ");
+        memcpy(&a, k->nw_src, sizeof a);
+        ipv6_format_addr(&a, s);
+        ds_put_char(s, '>');
+        memcpy(&a, k->nw_dst, sizeof a);
+        ipv6_format_addr(&a, s);
+        ds_put_char(s, ' ');
+    } else if (k->nw_src[0] || k->nw_dst[0]) {
+        ds_put_format(s, "ip "IP_FMT">"IP_FMT" ", IP_ARGS(k->nw_src[0]),
+                      IP_ARGS(k->nw_dst[0]));
+    }
+    if (k->mask_slot || k->pad0 || k->pad1) {
+        ds_put_format(s, "slot %u pad %u %"PRIu32, k->mask_slot, k->pad0,
+                      k->pad1);
+    }
+}
+
+/* Fails unless 'k' equals 'expected'. */
+static void
+check_key_eq(const char *what, const struct afxdp_flow_key *k,
+             const struct afxdp_flow_key *expected)
+{
+    if (memcmp(k, expected, sizeof *k)) {
+        struct ds s = DS_EMPTY_INITIALIZER;
+
+        ds_put_format(&s, "%s: got\n  ", what);
+        test_afxdp_offload_format_key(&s, k);
+        ds_put_cstr(&s, "\nexpected\n  ");
+        test_afxdp_offload_format_key(&s, expected);
+        test_afxdp_offload_fail("%s", ds_cstr(&s));
+    }
+}
+
+/* 'translate': afxdp_offload_translate_match(). */
+
+static int n_refusals;
+
+/* Translates 'm', which must be accepted. */
+static void
+translate_ok(const char *what, const struct match *m,
+             struct afxdp_flow_key *k, struct afxdp_flow_key *mk)
+{
+    const char *why = afxdp_offload_translate_match(m, k, mk);
+
+    if (why) {
+        test_afxdp_offload_fail("%s: refused (%s), should be accepted",
+                                what, why);
+    }
+}
+
+/* Translates 'm' and checks that it gives 'key' and 'mask'. */
+static void
+translate_eq(const char *what, const struct match *m,
+             const struct afxdp_flow_key *key,
+             const struct afxdp_flow_key *mask)
+{
+    struct afxdp_flow_key k, mk;
+
+    translate_ok(what, m, &k, &mk);
+    check_key_eq(what, &k, key);
+    check_key_eq(what, &mk, mask);
+}
+
+/* 'm' must be refused, with a reason. */
+static void
+translate_refused(const char *what, const struct match *m)
+{
+    struct afxdp_flow_key k, mk;
+    const char *why = afxdp_offload_translate_match(m, &k, &mk);
+
+    if (!why) {
+        test_afxdp_offload_fail("%s: accepted, should be refused", what);
+    }
+    if (!why[0]) {
+        test_afxdp_offload_fail("%s: refused with an empty reason", what);
+    }
+    n_refusals++;
+}
+
+static const struct eth_addr mac_a = ETH_ADDR_C(02, 00, 00, 00, 0a, 01);
+static const struct eth_addr mac_b = ETH_ADDR_C(02, 00, 00, 00, 0b, 02);
+
+static void
+test_translate_eth(void)
+{
+    struct afxdp_flow_key k, mk, key, mask;
+    struct match m;
+
+    /* Catch-all: a zero key and mask. */
+    match_init_catchall(&m);
+    memset(&key, 0, sizeof key);
+    memset(&mask, 0, sizeof mask);
+    translate_eq("catch-all", &m, &key, &mask);
+    /* in_port is the port the flow API was called for: not a field. */
+    match_set_in_port(&m, 7);
+    translate_eq("in_port", &m, &key, &mask);
+
+    /* Ethernet: the key is the flow under the mask, even when the flow
+     * has bits outside it. */
+    match_init_catchall(&m);
+    match_set_dl_dst(&m, mac_b);
+    match_set_dl_type(&m, htons(0x88cc));
+    m.flow.dl_src = mac_a;
+    m.wc.masks.dl_src = (struct eth_addr) ETH_ADDR_C(ff, ff, ff, 00, ff, 00);
+    memcpy(key.eth_dst, mac_b.ea, 6);
+    memset(mask.eth_dst, 0xff, 6);
+    memcpy(key.eth_src, mac_a.ea, 6);
+    key.eth_src[3] = key.eth_src[5] = 0;
+    memcpy(mask.eth_src, m.wc.masks.dl_src.ea, 6);
+    key.eth_type = htons(0x88cc);
+    mask.eth_type = OVS_BE16_MAX;
+    translate_eq("Ethernet, masked source", &m, &key, &mask);
+
+    /* The packet type, exactly Ethernet, is fine. */
+    match_set_packet_type(&m, htonl(PT_ETH));
+    translate_eq("packet_type Ethernet", &m, &key, &mask);
+
+    /* VLAN: OVS's TCI has VLAN_CFI for "tagged", and so has the key. */
+    match_init_catchall(&m);
+    match_set_dl_vlan(&m, htons(100), 0);
+    memset(&key, 0, sizeof key);
+    memset(&mask, 0, sizeof mask);
+    key.vlan_tci = htons(AFXDP_FLOW_VLAN_PRESENT | 100);
+    mask.vlan_tci = htons(AFXDP_FLOW_VLAN_PRESENT | VLAN_VID_MASK);
+    translate_eq("VLAN 100", &m, &key, &mask);
+    match_set_dl_vlan_pcp(&m, 5, 0);
+    key.vlan_tci |= htons(5 << VLAN_PCP_SHIFT);
+    mask.vlan_tci |= htons(VLAN_PCP_MASK);
+    translate_eq("VLAN 100 priority 5", &m, &key, &mask);
+    m.flow.vlans[0].tpid = htons(ETH_TYPE_VLAN_8021AD);
+    m.wc.masks.vlans[0].tpid = OVS_BE16_MAX;
+    key.vlan_tpid = htons(ETH_TYPE_VLAN_8021AD);
+    mask.vlan_tpid = OVS_BE16_MAX;
+    translate_eq("802.1ad VLAN", &m, &key, &mask);
+    /* A second tag, asked to be absent, is fine. */
+    m.wc.masks.vlans[1].qtag = OVS_BE32_MAX;
+    translate_eq("no second tag", &m, &key, &mask);
+
+    /* "Untagged": TCI 0, exactly. */
+    match_init_catchall(&m);
+    match_set_dl_tci(&m, 0);
+    memset(&key, 0, sizeof key);
+    memset(&mask, 0, sizeof mask);
+    mask.vlan_tci = OVS_BE16_MAX;
+    translate_eq("untagged", &m, &key, &mask);
+    match_set_any_vid(&m);
+    match_set_dl_tci_masked(&m, htons(VLAN_CFI), htons(VLAN_CFI));
+    key.vlan_tci = htons(VLAN_CFI);
+    mask.vlan_tci = htons(VLAN_CFI);
+    translate_eq("any tag", &m, &key, &mask);
+
+    /* The padding and slot of what comes out are zero. */
+    translate_ok("any tag", &m, &k, &mk);
+    CHECK(!k.mask_slot && !k.pad0 && !k.pad1);
+    CHECK(!mk.mask_slot && !mk.pad0 && !mk.pad1);
+    printf("Ethernet and VLAN: ok\n");
+}
+
+static void
+test_translate_ipv4(void)
+{
+    struct afxdp_flow_key key, mask;
+    struct match m;
+
+    match_init_catchall(&m);
+    match_set_dl_type(&m, htons(ETH_TYPE_IP));
+    m.flow.nw_src = htonl(0x0a010203);
+    m.wc.masks.nw_src = htonl(0xffff0000);
+    match_set_nw_dst(&m, htonl(0xc0a80001));
+    match_set_nw_proto(&m, IPPROTO_TCP);
+    match_set_tp_dst(&m, htons(80));
+    m.flow.tp_src = htons(0x1234);
+    m.wc.masks.tp_src = htons(0xff00);
+    match_set_nw_dscp(&m, 0xb8);
+    match_set_nw_ttl(&m, 9);
+    match_set_nw_frag_masked(&m, FLOW_NW_FRAG_ANY, FLOW_NW_FRAG_MASK);
+
+    memset(&key, 0, sizeof key);
+    memset(&mask, 0, sizeof mask);
+    key.eth_type = htons(ETH_TYPE_IP);
+    mask.eth_type = OVS_BE16_MAX;
+    key.nw_src[0] = htonl(0x0a010000);
+    mask.nw_src[0] = htonl(0xffff0000);
+    key.nw_dst[0] = htonl(0xc0a80001);
+    mask.nw_dst[0] = OVS_BE32_MAX;
+    key.nw_proto = IPPROTO_TCP;
+    mask.nw_proto = 0xff;
+    key.tp_dst = htons(80);
+    mask.tp_dst = OVS_BE16_MAX;
+    key.tp_src = htons(0x1200);
+    mask.tp_src = htons(0xff00);
+    key.nw_tos = 0xb8;
+    mask.nw_tos = IP_DSCP_MASK;
+    key.nw_ttl = 9;
+    mask.nw_ttl = 0xff;
+    key.nw_frag = AFXDP_FLOW_FRAG_ANY;
+    mask.nw_frag = AFXDP_FLOW_FRAG_ANY | AFXDP_FLOW_FRAG_LATER;
+    translate_eq("IPv4 TCP", &m, &key, &mask);
+
+    /* ECN bits go with the DSCP in nw_tos. */
+    match_set_nw_ecn(&m, 2);
+    key.nw_tos |= 2;
+    mask.nw_tos |= IP_ECN_MASK;
+    translate_eq("IPv4 DSCP and ECN", &m, &key, &mask);
+
+    /* L4 fields with each protocol the program parses. */
+    static const uint8_t protos[] = { IPPROTO_UDP, IPPROTO_SCTP,
+                                      IPPROTO_ICMP };
+    for (size_t i = 0; i < ARRAY_SIZE(protos); i++) {
+        match_set_nw_proto(&m, protos[i]);
+        key.nw_proto = protos[i];
+        translate_eq("IPv4 L4", &m, &key, &mask);
+    }
+
+    /* Without L4 fields, any protocol. */
+    match_set_tp_src_masked(&m, 0, 0);
+    match_set_tp_dst_masked(&m, 0, 0);
+    match_set_nw_proto(&m, IPPROTO_GRE);
+    key.nw_proto = IPPROTO_GRE;
+    key.tp_src = key.tp_dst = mask.tp_src = mask.tp_dst = 0;
+    translate_eq("IPv4 GRE", &m, &key, &mask);
+    printf("IPv4: ok\n");
+}
+
+static void
+test_translate_ipv6(void)
+{
+    struct in6_addr src, dst, src_mask;
+    struct afxdp_flow_key key, mask;
+    struct match m;
+
+    CHECK(ipv6_parse("2001:db8:1:2:3:4:5:6", &src));
+    CHECK(ipv6_parse("fd00::1:0:0:9", &dst));
+    src_mask = ipv6_create_mask(56);
+
+    match_init_catchall(&m);
+    match_set_dl_type(&m, htons(ETH_TYPE_IPV6));
+    m.flow.ipv6_src = src;
+    m.wc.masks.ipv6_src = src_mask;
+    match_set_ipv6_dst(&m, &dst);
+    match_set_nw_proto(&m, IPPROTO_ICMPV6);
+    match_set_tp_src(&m, htons(128));
+    match_set_tp_dst(&m, htons(0));
+    match_set_nw_dscp(&m, 0x28);
+    match_set_nw_ttl(&m, 255);
+
+    memset(&key, 0, sizeof key);
+    memset(&mask, 0, sizeof mask);
+    key.eth_type = htons(ETH_TYPE_IPV6);
+    mask.eth_type = OVS_BE16_MAX;
+    struct in6_addr masked = ipv6_addr_bitand(&src, &src_mask);
+    memcpy(key.nw_src, &masked, 16);
+    memcpy(mask.nw_src, &src_mask, 16);
+    memcpy(key.nw_dst, &dst, 16);
+    memset(mask.nw_dst, 0xff, 16);
+    key.nw_proto = IPPROTO_ICMPV6;
+    mask.nw_proto = 0xff;
+    key.tp_src = htons(128);
+    mask.tp_src = mask.tp_dst = OVS_BE16_MAX;
+    key.nw_tos = 0x28;
+    mask.nw_tos = IP_DSCP_MASK;
+    key.nw_ttl = 255;
+    mask.nw_ttl = 0xff;
+    translate_eq("IPv6 ICMPv6", &m, &key, &mask);
+    /* Each word of the address counts: the last one differs. */
+    CHECK(key.nw_dst[3] != 0 && key.nw_src[1] != 0);
+
+    static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP,
+                                      IPPROTO_SCTP };
+    for (size_t i = 0; i < ARRAY_SIZE(protos); i++) {
+        match_set_nw_proto(&m, protos[i]);
+        key.nw_proto = protos[i];
+        translate_eq("IPv6 L4", &m, &key, &mask);
+    }
+    printf("IPv6: ok\n");
+}
+
+/* Keys are masked: with every field of the flow all ones (but the
+ * EtherType and protocol, which must be exact), the key is the mask. */
+static void
+test_translate_masked(bool v6)
+{
+    struct afxdp_flow_key key, mask;
+    struct match m;
+
+    match_init_catchall(&m);
+    memset(&m.flow.dl_dst, 0xff, sizeof m.flow.dl_dst);
+    memset(&m.flow.dl_src, 0xff, sizeof m.flow.dl_src);
+    m.flow.vlans[0].qtag = OVS_BE32_MAX;
+    m.flow.nw_tos = m.flow.nw_ttl = 0xff;
+    m.flow.nw_frag = FLOW_NW_FRAG_MASK;
+    m.flow.tp_src = m.flow.tp_dst = OVS_BE16_MAX;
+    match_set_dl_type(&m, htons(v6 ? ETH_TYPE_IPV6 : ETH_TYPE_IP));
+    match_set_nw_proto(&m, IPPROTO_UDP);
+
+    m.wc.masks.dl_dst = (struct eth_addr) ETH_ADDR_C(f0, 0f, 00, ff, 01, 80);
+    m.wc.masks.dl_src = (struct eth_addr) ETH_ADDR_C(00, 00, 00, 00, 00, 01);
+    m.wc.masks.vlans[0].tci = htons(0x0fff);
+    m.wc.masks.vlans[0].tpid = htons(0xff00);
+    m.wc.masks.nw_tos = 0x0f;
+    m.wc.masks.nw_ttl = 0xf0;
+    m.wc.masks.nw_frag = FLOW_NW_FRAG_LATER;
+    m.wc.masks.tp_src = htons(0x00ff);
+    m.wc.masks.tp_dst = htons(0x8001);
+    if (v6) {
+        memset(&m.flow.ipv6_src, 0xff, sizeof m.flow.ipv6_src);
+        memset(&m.flow.ipv6_dst, 0xff, sizeof m.flow.ipv6_dst);
+        m.wc.masks.ipv6_src = ipv6_create_mask(100);
+        m.wc.masks.ipv6_dst.s6_addr[15] = 0x3c;
+    } else {
+        m.flow.nw_src = m.flow.nw_dst = OVS_BE32_MAX;
+        m.wc.masks.nw_src = htonl(0xff00ff00);
+        m.wc.masks.nw_dst = htonl(0x00000001);
+    }
+    translate_ok("masked", &m, &key, &mask);
+    CHECK(key.eth_type == m.flow.dl_type && key.nw_proto == IPPROTO_UDP);
+    key.eth_type = mask.eth_type;
+    key.nw_proto = mask.nw_proto;
+    check_key_eq(v6 ? "IPv6 key masked" : "IPv4 key masked", &key, &mask);
+    CHECK(!memcmp(mask.eth_dst, m.wc.masks.dl_dst.ea, 6));
+    CHECK(mask.vlan_tci == htons(0x0fff) && mask.vlan_tpid == htons(0xff00));
+    CHECK(mask.nw_frag == AFXDP_FLOW_FRAG_LATER);
+    CHECK(mask.tp_dst == htons(0x8001) && mask.nw_ttl == 0xf0);
+    if (v6) {
+        CHECK(!memcmp(mask.nw_src, &m.wc.masks.ipv6_src, 16));
+        CHECK(mask.nw_dst[3] == htonl(0x3c) && !mask.nw_dst[0]);
+    } else {
+        CHECK(mask.nw_src[0] == htonl(0xff00ff00));
+        CHECK(!mask.nw_src[1] && !mask.nw_src[2] && !mask.nw_src[3]);
+        CHECK(mask.nw_dst[0] == htonl(1));
+    }
+    printf("%s keys masked: ok\n", v6 ? "IPv6" : "IPv4");
+}
+
+/* Metadata: fine when the match asks for zero, refused otherwise. */
+static void
+test_translate_metadata(void)
+{
+    struct afxdp_flow_key key, mask;
+    struct match m;
+
+    match_init_catchall(&m);
+    match_set_dl_type(&m, htons(ETH_TYPE_IP));
+    translate_ok("base", &m, &key, &mask);
+
+    match_set_recirc_id(&m, 0);
+    match_set_ct_state_masked(&m, 0, CS_TRACKED);
+    match_set_ct_zone(&m, 0);
+    match_set_ct_mark(&m, 0);
+    match_set_ct_label(&m, OVS_U128_ZERO);
+    match_set_ct_nw_src(&m, 0);
+    match_set_ct_tp_dst(&m, 0);
+    match_set_pkt_mark(&m, 0);
+    match_set_skb_priority(&m, 0);
+    match_set_dp_hash(&m, 0);
+    match_set_tun_id(&m, 0);
+    match_set_tun_dst(&m, 0);
+    match_set_reg(&m, 0, 0);
+    match_set_reg(&m, 7, 0);
+    match_set_metadata(&m, 0);
+    match_set_conj_id(&m, 0);
+    translate_eq("metadata asked to be zero", &m, &key, &mask);
+    printf("metadata at zero: ok\n");
+
+#define REFUSE_META(CALL)                               \
+    do {                                                \
+        match_init_catchall(&m);                        \
+        match_set_dl_type(&m, htons(ETH_TYPE_IP));      \
+        CALL;                                           \
+        translate_refused(#CALL, &m);                   \
+    } while (0)
+
+    REFUSE_META(match_set_recirc_id(&m, 1));
+    REFUSE_META(match_set_ct_state_masked(&m, CS_TRACKED, CS_TRACKED));
+    REFUSE_META(match_set_ct_state_masked(&m, CS_NEW | CS_TRACKED,
+                                          CS_NEW | CS_TRACKED));
+    REFUSE_META(match_set_ct_zone(&m, 1));
+    REFUSE_META(match_set_ct_mark(&m, 1));
+    REFUSE_META(match_set_ct_label(&m, OVS_U128_MAX));
+    REFUSE_META(match_set_ct_nw_src(&m, htonl(1)));
+    REFUSE_META(match_set_ct_tp_dst(&m, htons(1)));
+    REFUSE_META(match_set_pkt_mark(&m, 1));
+    REFUSE_META(match_set_pkt_mark_masked(&m, 0x100, 0x100));
+    REFUSE_META(match_set_skb_priority(&m, 1));
+    REFUSE_META(match_set_dp_hash(&m, 1));
+    REFUSE_META(match_set_tun_id(&m, htonll(5)));
+    REFUSE_META(match_set_tun_dst(&m, htonl(0x0a000001)));
+    REFUSE_META(match_set_reg(&m, 3, 1));
+    REFUSE_META(match_set_metadata(&m, htonll(1)));
+    REFUSE_META(match_set_conj_id(&m, 1));
+    REFUSE_META(match_set_actset_output(&m, 1));
+    REFUSE_META(match_set_packet_type(&m, PACKET_TYPE_BE(OFPHTN_ETHERTYPE,
+                                                         ETH_TYPE_IP)));
+#undef REFUSE_META
+    printf("metadata not zero refused: ok\n");
+}
+
+/* Matches on fields the program does not parse, or cannot compute. */
+static void
+test_translate_refused(void)
+{
+    struct in6_addr a6;
+    struct match m;
+
+    CHECK(ipv6_parse("2001:db8::1", &a6));
+
+#define REFUSE(DL_TYPE, PROTO, CALL)                            \
+    do {                                                        \
+        match_init_catchall(&m);                                \
+        if (DL_TYPE) {                                          \
+            match_set_dl_type(&m, htons(DL_TYPE));              \
+        }                                                       \
+        if (PROTO) {                                            \
+            match_set_nw_proto(&m, PROTO);                      \
+        }                                                       \
+        CALL;                                                   \
+        translate_refused(#DL_TYPE " " #PROTO " " #CALL, &m);   \
+    } while (0)
+
+    /* TCP flags and the IPv6 flow label: not in the key. */
+    REFUSE(ETH_TYPE_IP, IPPROTO_TCP, match_set_tcp_flags(&m, htons(2)));
+    REFUSE(ETH_TYPE_IPV6, IPPROTO_TCP,
+           match_set_tcp_flags_masked(&m, 0, htons(TCP_SYN)));
+    REFUSE(ETH_TYPE_IPV6, 0, match_set_ipv6_label(&m, htonl(0x12345)));
+    REFUSE(ETH_TYPE_IPV6, 0, match_set_ipv6_label(&m, 0));
+
+    /* A second VLAN tag: only its absence. */
+    REFUSE(0, 0, match_set_dl_vlan(&m, htons(5), 1));
+    REFUSE(0, 0, (match_set_dl_vlan(&m, htons(5), 0),
+                  match_set_dl_vlan(&m, htons(6), 1)));
+
+    /* ARP and neighbour discovery fields. */
+    REFUSE(ETH_TYPE_ARP, 0, match_set_nw_src(&m, htonl(0x0a000001)));
+    REFUSE(ETH_TYPE_ARP, 0, match_set_nw_proto(&m, ARP_OP_REQUEST));
+    REFUSE(ETH_TYPE_ARP, 0, match_set_arp_sha(&m, mac_a));
+    REFUSE(ETH_TYPE_ARP, 0, match_set_arp_tha(&m, mac_b));
+    REFUSE(ETH_TYPE_RARP, 0, match_set_nw_dst(&m, htonl(0x0a000001)));
+    REFUSE(ETH_TYPE_IPV6, IPPROTO_ICMPV6,
+           (match_set_tp_src(&m, htons(135)), match_set_nd_target(&m, &a6)));
+    REFUSE(ETH_TYPE_IPV6, IPPROTO_ICMPV6,
+           (match_set_tp_src(&m, htons(136)),
+            match_set_arp_tha(&m, mac_b)));
+    REFUSE(ETH_TYPE_IPV6, IPPROTO_ICMPV6, match_set_nd_reserved(&m,
+                                                               htonl(1)));
+    REFUSE(ETH_TYPE_IPV6, IPPROTO_ICMPV6, match_set_nd_options_type(&m, 1));
+
+    /* MPLS and IGMP. */
+    REFUSE(ETH_TYPE_MPLS, 0, match_set_mpls_label(&m, 0, htonl(100)));
+    REFUSE(ETH_TYPE_MPLS, 0, match_set_mpls_bos(&m, 0, 1));
+    REFUSE(ETH_TYPE_MPLS_MCAST, 0, match_set_mpls_lse(&m, 0, 0));
+    REFUSE(ETH_TYPE_IP, IPPROTO_IGMP,
+           (m.flow.igmp_group_ip4 = htonl(0xe0000001),
+            m.wc.masks.igmp_group_ip4 = OVS_BE32_MAX));
+    REFUSE(ETH_TYPE_IP, IPPROTO_IGMP, match_set_tp_src(&m, htons(0x16)));
+
+    /* L3 fields need an exact IPv4 or IPv6 EtherType. */
+    REFUSE(0, 0, match_set_nw_src(&m, htonl(0x0a000001)));
+    REFUSE(0, 0, match_set_nw_ttl(&m, 1));
+    REFUSE(0, 0, match_set_ipv6_dst(&m, &a6));
+    REFUSE(0, IPPROTO_TCP, (void) 0);
+    REFUSE(0x88cc, 0, match_set_nw_dscp(&m, 4));
+    REFUSE(0, 0, (match_set_dl_type(&m, htons(ETH_TYPE_IP)),
+                  m.wc.masks.dl_type = htons(0xff00),
+                  match_set_nw_src(&m, htonl(1))));
+    REFUSE(0, 0, (match_set_dl_type(&m, htons(ETH_TYPE_IPV6)),
+                  m.wc.masks.dl_type = htons(0xfffe),
+                  match_set_nw_frag(&m, FLOW_NW_FRAG_ANY)));
+
+    /* Addresses of the other IP version. */
+    REFUSE(ETH_TYPE_IPV6, 0, match_set_nw_src(&m, htonl(0x0a000001)));
+    REFUSE(ETH_TYPE_IPV6, 0, match_set_nw_dst_masked(&m, htonl(1),
+                                                     htonl(1)));
+    REFUSE(ETH_TYPE_IP, 0, match_set_ipv6_src(&m, &a6));
+    REFUSE(ETH_TYPE_IP, 0, match_set_ipv6_dst(&m, &a6));
+
+    /* L4 ports need an exact protocol that has them. */
+    REFUSE(ETH_TYPE_IP, 0, match_set_tp_dst(&m, htons(80)));
+    REFUSE(ETH_TYPE_IP, 0, (match_set_nw_proto(&m, IPPROTO_TCP),
+                            m.wc.masks.nw_proto = 0xfe,
+                            match_set_tp_dst(&m, htons(80))));
+    REFUSE(ETH_TYPE_IP, IPPROTO_GRE, match_set_tp_src(&m, htons(1)));
+    REFUSE(ETH_TYPE_IP, IPPROTO_ICMPV6, match_set_tp_src(&m, htons(128)));
+    REFUSE(ETH_TYPE_IPV6, IPPROTO_ICMP, match_set_tp_src(&m, htons(8)));
+    REFUSE(ETH_TYPE_IPV6, 59, match_set_tp_dst(&m, htons(1)));
+    REFUSE(ETH_TYPE_IPV6, IPPROTO_IGMP, match_set_tp_dst_masked(&m, 0,
+                                                                htons(1)));
+#undef REFUSE
+    printf("refusals: ok\n");
+}
+
+void
+test_afxdp_offload_translate(void)
+{
+    test_translate_eth();
+    test_translate_ipv4();
+    test_translate_ipv6();
+    test_translate_masked(false);
+    test_translate_masked(true);
+    test_translate_metadata();
+    test_translate_refused();
+    printf("%d matches refused, each with a reason\n", n_refusals);
+    printf("PASS\n");
+}

@@ -1,0 +1,976 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Checks of flow offload: the match translation of lib/afxdp-offload.c and
+ * the parser, lookup and counters of our XDP program
+ * (bpf/afxdp-offload.bpf.h), against OVS's own flow_extract().
+ *
+ * Commands:
+ *
+ *   translate
+ *       No privileges.  afxdp_offload_translate_match() on matches built
+ *       with OVS's match_*() API: keys come out masked, addresses, VLAN
+ *       and L4 fields land where bpf/afxdp-flow.h says, metadata is
+ *       accepted only when the match asks for zero, and every match the
+ *       program cannot compute is refused with a reason.  Prints one line
+ *       per group of checks and "PASS".
+ *
+ *   parse
+ *       Root.  Loads our XDP program from its skeleton (not attached to
+ *       any device) and runs crafted frames through it with
+ *       BPF_PROG_TEST_RUN.  For each frame OVS's flow_extract() gives the
+ *       flow; the frame's exact-match megaflow (match_wc_init(), less the
+ *       fields the key does not carry), translated, goes into the
+ *       program's maps with a drop action.  A frame the program parses
+ *       must hit that flow (XDP_DROP, its entry and xdp_offload_dropped
+ *       counted, the same bytes and TCP flags as OVS saw), also under a
+ *       mask over every field of the key, while the same frame from
+ *       another MAC misses; a frame it must leave to the PMD must not be
+ *       parsed even under a catch-all flow (xdp_offload_unparsed, and the
+ *       socket path's XDP_PASS).  Then all the flows at once, each frame
+ *       hitting its own.  Prints one line per frame and
+ *       "N hit, M left to the PMD, 0 disagree"; exits 1 on any
+ *       disagreement.
+ *
+ *   actions
+ *       Root.  The program's actions (output, push and pop VLAN, set
+ *       Ethernet addresses, drop, mark) on frames that hit their flow,
+ *       against OVS's odp_execute_actions() of the same datapath actions:
+ *       the same bytes, the XDP action, the counter.  OUTPUT goes to lo
+ *       through the devmap (BPF_PROG_TEST_RUN does not send), and to a
+ *       device not in the devmap is an action error.  Prints one line per
+ *       case and "N action cases, 0 disagree"; exits 1 on any
+ *       disagreement.
+ *
+ *   cost [REPEAT]
+ *       Root.  Average run time of the program per frame (BPF_PROG_TEST_RUN
+ *       with REPEAT runs, default 200000) with no flow offloaded, with a
+ *       hit in the first mask, and with a hit after K masks.  Not a test:
+ *       numbers for the benchmark discussion.
+ *
+ * Exits 77 when a command needs root and is not run as root. */
+
+#include <config.h>
+#undef NDEBUG
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "afxdp-offload.h"
+#include "bpf/afxdp-flow.h"
+#include "bpf/afxdp-shared.h"
+#include "bpf/afxdp.skel.h"
+#include "command-line.h"
+#include "dp-packet.h"
+#include "flow.h"
+#include "netlink.h"
+#include "odp-execute.h"
+#include "odp-netlink.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/match.h"
+#include "openvswitch/ofpbuf.h"
+#include "openvswitch/vlog.h"
+#include "ovstest.h"
+#include "packets.h"
+#include "test-afxdp-offload.h"
+#include "util.h"
+
+static void
+cmd_translate(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    test_afxdp_offload_translate();
+}
+
+/* The program under test. */
+
+struct prog {
+    struct afxdp_bpf *skel;
+    int fd;                     /* afxdp_ovs_redir. */
+    int masks_fd;               /* afxdp_flow_masks. */
+    int flows_fd;               /* afxdp_flows. */
+    int egress_fd;              /* afxdp_egress. */
+    int stats_fd;               /* afxdp_stats. */
+    int n_cpus;
+};
+
+/* Loads our XDP program, without attaching it anywhere. */
+static void
+prog_load(struct prog *p)
+{
+    int error;
+
+    p->skel = afxdp_bpf__open();
+    if (!p->skel) {
+        test_afxdp_offload_fail("opening the skeleton: %s",
+                                ovs_strerror(errno));
+    }
+    /* The device-bound variant needs a device: not this one. */
+    bpf_program__set_autoload(p->skel->progs.afxdp_ovs_dev, false);
+    error = afxdp_bpf__load(p->skel);
+    if (error) {
+        test_afxdp_offload_fail("loading the XDP program: %s",
+                                ovs_strerror(-error));
+    }
+    p->fd = bpf_program__fd(p->skel->progs.afxdp_ovs_redir);
+    p->masks_fd = bpf_map__fd(p->skel->maps.afxdp_flow_masks);
+    p->flows_fd = bpf_map__fd(p->skel->maps.afxdp_flows);
+    p->egress_fd = bpf_map__fd(p->skel->maps.afxdp_egress);
+    p->stats_fd = bpf_map__fd(p->skel->maps.afxdp_stats);
+    p->n_cpus = libbpf_num_possible_cpus();
+    CHECK(p->n_cpus > 0);
+}
+
+static void
+prog_unload(struct prog *p)
+{
+    afxdp_bpf__destroy(p->skel);
+}
+
+/* Program counters, summed over CPUs. */
+struct counters {
+    uint64_t c[AFXDP_PROG_N_COUNTERS];
+};
+
+static void
+read_counters(const struct prog *p, struct counters *out)
+{
+    uint64_t *v = xcalloc(p->n_cpus, sizeof *v);
+
+    for (uint32_t i = 0; i < AFXDP_PROG_N_COUNTERS; i++) {
+        CHECK(!bpf_map_lookup_elem(p->stats_fd, &i, v));
+        out->c[i] = 0;
+        for (int cpu = 0; cpu < p->n_cpus; cpu++) {
+            out->c[i] += v[cpu];
+        }
+    }
+    free(v);
+}
+
+/* Writes the mask table: 'n' masks, tried in the order of 'slots'. */
+static void
+set_masks(const struct prog *p, int n, const int slots[],
+          const struct afxdp_flow_key masks[])
+{
+    struct afxdp_flow_masks t;
+    uint32_t zero = 0;
+
+    memset(&t, 0, sizeof t);
+    t.n_masks = n;
+    for (int i = 0; i < n; i++) {
+        t.order[i] = slots[i];
+        t.masks[slots[i]] = masks[i];
+    }
+    CHECK(!bpf_map_update_elem(p->masks_fd, &zero, &t, BPF_ANY));
+}
+
+/* Adds the flow 'key' (masked) in mask slot 'slot' with actions 'acts'
+ * (up to AFXDP_FLOW_MAX_ACTIONS). */
+static void
+add_flow(const struct prog *p, const struct afxdp_flow_key *key, int slot,
+         const struct afxdp_flow_entry *entry)
+{
+    struct afxdp_flow_entry *v = xcalloc(p->n_cpus, sizeof *v);
+    struct afxdp_flow_key k = *key;
+    int ret;
+
+    k.mask_slot = slot;
+    for (int i = 0; i < p->n_cpus; i++) {
+        v[i] = *entry;
+    }
+    ret = bpf_map_update_elem(p->flows_fd, &k, v, BPF_NOEXIST);
+    if (ret) {
+        test_afxdp_offload_fail("adding a flow: %s", ovs_strerror(-ret));
+    }
+    free(v);
+}
+
+/* Reads the counters of flow 'key' in 'slot', summed over CPUs. */
+static void
+flow_counts(const struct prog *p, const struct afxdp_flow_key *key, int slot,
+            struct afxdp_flow_entry *sum)
+{
+    struct afxdp_flow_entry *v = xcalloc(p->n_cpus, sizeof *v);
+    struct afxdp_flow_key k = *key;
+
+    k.mask_slot = slot;
+    CHECK(!bpf_map_lookup_elem(p->flows_fd, &k, v));
+    memset(sum, 0, sizeof *sum);
+    for (int i = 0; i < p->n_cpus; i++) {
+        sum->packets += v[i].packets;
+        sum->bytes += v[i].bytes;
+        sum->tcp_flags |= v[i].tcp_flags;
+        sum->used_ns = MAX(sum->used_ns, v[i].used_ns);
+    }
+    free(v);
+}
+
+/* Removes every flow and mask. */
+static void
+clear_flows(const struct prog *p)
+{
+    struct afxdp_flow_key k, next;
+
+    set_masks(p, 0, NULL, NULL);
+    while (!bpf_map_get_next_key(p->flows_fd, NULL, &next)) {
+        k = next;
+        CHECK(!bpf_map_delete_elem(p->flows_fd, &k));
+    }
+}
+
+/* Runs the program 'repeat' times on 'frame'.  Returns its XDP action and
+ * the average run time in ns in '*ns' (if nonnull). */
+static uint32_t
+run(const struct prog *p, const struct dp_packet *frame, int repeat,
+    uint32_t *ns)
+{
+    LIBBPF_OPTS(bpf_test_run_opts, opts,
+                .data_in = dp_packet_data(frame),
+                .data_size_in = dp_packet_size(frame),
+                .repeat = repeat);
+    int ret = bpf_prog_test_run_opts(p->fd, &opts);
+
+    if (ret) {
+        test_afxdp_offload_fail("BPF_PROG_TEST_RUN: %s", ovs_strerror(-ret));
+    }
+    if (ns) {
+        *ns = opts.duration;
+    }
+    return opts.retval;
+}
+
+/* 'parse': the program against flow_extract(). */
+
+/* Clears from 'wc' the fields of 'flow' the key does not carry: an
+ * OpenFlow rule on them makes a megaflow the program cannot take, and
+ * without one OVS leaves them out of the megaflow. */
+static void
+clear_unkeyed(struct flow_wildcards *wc, const struct flow *flow, int wild)
+{
+    wc->masks.tcp_flags = 0;
+    wc->masks.ipv6_label = 0;
+    memset(wc->masks.mpls_lse, 0, sizeof wc->masks.mpls_lse);
+    if (!is_ip_any(flow)) {
+        /* ARP's fields, in the members IP uses. */
+        wc->masks.nw_src = wc->masks.nw_dst = 0;
+        wc->masks.nw_proto = 0;
+        wc->masks.arp_sha = wc->masks.arp_tha = eth_addr_zero;
+    }
+    if (wild & FRAME_WILD_TP) {
+        wc->masks.tp_src = wc->masks.tp_dst = 0;
+    }
+}
+
+/* One frame of afxdp_offload_frames[], with OVS's view of it. */
+struct frame {
+    const struct frame_spec *s;
+    struct dp_packet *pkt;      /* The frame. */
+    struct dp_packet *other;    /* The same from another Ethernet source. */
+    struct flow flow;           /* flow_extract() of 'pkt'. */
+    const char *why;            /* Why its megaflow cannot be offloaded, or
+                                 * NULL. */
+    struct afxdp_flow_key key;  /* Its megaflow, translated. */
+    struct afxdp_flow_key mask;
+};
+
+static void
+frame_init(struct frame *f, int index)
+{
+    struct match m;
+
+    f->s = &afxdp_offload_frames[index];
+    f->pkt = afxdp_offload_build_frame(
+        index, afxdp_offload_frame_src(index, false));
+    f->other = afxdp_offload_build_frame(
+        index, afxdp_offload_frame_src(index, true));
+    pkt_metadata_init(&f->pkt->md, u32_to_odp(1));
+    flow_extract(f->pkt, &f->flow);
+    match_wc_init(&m, &f->flow);
+    clear_unkeyed(&m.wc, &f->flow, f->s->wild);
+    f->why = afxdp_offload_translate_match(&m, &f->key, &f->mask);
+}
+
+static void
+frame_destroy(struct frame *f)
+{
+    dp_packet_delete(f->pkt);
+    dp_packet_delete(f->other);
+}
+
+/* Counters that moved from 'a' to 'b', as text. */
+static void
+format_moved(struct ds *s, const struct counters *a, const struct counters *b)
+{
+    static const char *names[AFXDP_PROG_N_COUNTERS] = {
+        [AFXDP_PROG_REDIRECTED] = "redirected",
+        [AFXDP_PROG_NO_SOCKET] = "no_socket",
+        [AFXDP_PROG_QUEUE_RANGE] = "queue_range",
+        [AFXDP_PROG_HINTS_FAILED] = "hints_failed",
+        [AFXDP_PROG_OFFLOAD_FORWARDED] = "offload_forwarded",
+        [AFXDP_PROG_OFFLOAD_DROPPED] = "offload_dropped",
+        [AFXDP_PROG_OFFLOAD_MARKED] = "offload_marked",
+        [AFXDP_PROG_OFFLOAD_MISS] = "offload_miss",
+        [AFXDP_PROG_OFFLOAD_UNPARSED] = "offload_unparsed",
+        [AFXDP_PROG_OFFLOAD_ACTION_ERROR] = "offload_action_error",
+    };
+
+    ds_put_cstr(s, "counters moved:");
+    for (int i = 0; i < AFXDP_PROG_N_COUNTERS; i++) {
+        if (a->c[i] != b->c[i]) {
+            ds_put_format(s, " %s+%"PRIu64, names[i], b->c[i] - a->c[i]);
+        }
+    }
+}
+
+/* Runs 'pkt' and checks that it gives 'action' and moves exactly the
+ * counters 'c1' and 'c2' (-1 for none) by one.  Appends what differs to
+ * 'err'. */
+static void
+run_expect(const struct prog *p, const struct dp_packet *pkt,
+           const char *what, uint32_t action, int c1, int c2, struct ds *err)
+{
+    struct counters before, after, expected;
+    uint32_t ret;
+
+    read_counters(p, &before);
+    ret = run(p, pkt, 1, NULL);
+    read_counters(p, &after);
+
+    expected = before;
+    if (c1 >= 0) {
+        expected.c[c1]++;
+    }
+    if (c2 >= 0) {
+        expected.c[c2]++;
+    }
+    if (ret != action || memcmp(&after, &expected, sizeof after)) {
+        ds_put_format(err, "; %s: action %"PRIu32" (expected %"PRIu32"), ",
+                      what, ret, action);
+        format_moved(err, &before, &after);
+    }
+}
+
+/* The full mask: every field of the key. */
+static void
+full_mask(struct afxdp_flow_key *m)
+{
+    memset(m, 0xff, sizeof *m);
+    m->mask_slot = m->pad0 = 0;
+    m->pad1 = 0;
+}
+
+static const struct afxdp_flow_entry drop_entry = {
+    .acts = { AFXDP_FLOW_ACT_DROP },
+};
+
+/* Frame 'f' (number 'i'), which the program must parse as OVS does: it
+ * hits its megaflow, also under the full mask, and misses from another
+ * Ethernet source. */
+static void
+check_hit(const struct prog *p, const struct frame *f, int i, struct ds *err)
+{
+    int slot = i % AFXDP_FLOW_MAX_MASKS;
+    struct afxdp_flow_entry counts;
+    struct afxdp_flow_key full;
+
+    if (f->why) {
+        ds_put_format(err, "; OVS's flow not offloadable: %s", f->why);
+        return;
+    }
+    clear_flows(p);
+    set_masks(p, 1, &slot, &f->mask);
+    add_flow(p, &f->key, slot, &drop_entry);
+    run_expect(p, f->pkt, "frame", XDP_DROP, AFXDP_PROG_OFFLOAD_DROPPED, -1,
+               err);
+    run_expect(p, f->other, "from another source", XDP_PASS,
+               AFXDP_PROG_OFFLOAD_MISS, AFXDP_PROG_NO_SOCKET, err);
+
+    /* The entry counted the frame as OVS would. */
+    flow_counts(p, &f->key, slot, &counts);
+    if (counts.packets != 1 || counts.bytes != dp_packet_size(f->pkt)
+        || counts.tcp_flags != ntohs(f->flow.tcp_flags) || !counts.used_ns) {
+        ds_put_format(err, "; entry counted %"PRIu64" packets, %"PRIu64
+                      " bytes (frame %"PRIu32"), TCP flags %#"PRIx16
+                      " (OVS %#"PRIx16")", (uint64_t) counts.packets,
+                      (uint64_t) counts.bytes,
+                      dp_packet_size(f->pkt), (uint16_t) counts.tcp_flags,
+                      ntohs(f->flow.tcp_flags));
+    }
+
+    /* Under a mask over every field: what OVS leaves out of its megaflow
+     * (ports of a protocol without any, ARP's addresses...), the program
+     * leaves at zero. */
+    slot = (slot + 1) % AFXDP_FLOW_MAX_MASKS;
+    full_mask(&full);
+    clear_flows(p);
+    set_masks(p, 1, &slot, &full);
+    add_flow(p, &f->key, slot, &drop_entry);
+    run_expect(p, f->pkt, "under the full mask", XDP_DROP,
+               AFXDP_PROG_OFFLOAD_DROPPED, -1, err);
+}
+
+/* Frame 'f' (number 'i'), which the program must leave to the PMD, even
+ * with a flow that matches every frame. */
+static void
+check_pmd(const struct prog *p, const struct frame *f, int i, struct ds *err)
+{
+    int slot = i % AFXDP_FLOW_MAX_MASKS;
+    struct afxdp_flow_key zero;
+
+    memset(&zero, 0, sizeof zero);
+    clear_flows(p);
+    set_masks(p, 1, &slot, &zero);
+    add_flow(p, &zero, slot, &drop_entry);
+    run_expect(p, f->pkt, "frame", XDP_PASS, AFXDP_PROG_OFFLOAD_UNPARSED,
+               AFXDP_PROG_NO_SOCKET, err);
+}
+
+/* Installs every megaflow of 'fs' that can be offloaded, at once, each
+ * mask in a slot of its own (in the order the update protocol of
+ * bpf/afxdp-flow.h asks for: flows first, then the mask table).  Stores
+ * each frame's slot in 'slot_of'.  Returns the number of masks. */
+static int
+install_all(const struct prog *p, const struct frame fs[], int n,
+            int slot_of[], int *n_flows)
+{
+    struct afxdp_flow_key masks[AFXDP_FLOW_MAX_MASKS];
+    struct afxdp_flow_key ordered[AFXDP_FLOW_MAX_MASKS];
+    int slots[AFXDP_FLOW_MAX_MASKS];
+    int n_masks = 0;
+
+    clear_flows(p);
+    *n_flows = 0;
+    for (int i = 0; i < n; i++) {
+        int s;
+
+        if (fs[i].s->expect != FRAME_HIT || fs[i].why) {
+            continue;
+        }
+        for (s = 0; s < n_masks; s++) {
+            if (!memcmp(&masks[s], &fs[i].mask, sizeof masks[s])) {
+                break;
+            }
+        }
+        if (s == n_masks) {
+            CHECK(n_masks < AFXDP_FLOW_MAX_MASKS);
+            masks[n_masks++] = fs[i].mask;
+        }
+        slot_of[i] = s;
+        add_flow(p, &fs[i].key, s, &drop_entry);
+        (*n_flows)++;
+    }
+    /* The lookup tries the slots from the last to the first. */
+    memset(ordered, 0, sizeof ordered);
+    memset(slots, 0, sizeof slots);
+    for (int i = 0; i < n_masks; i++) {
+        slots[i] = n_masks - 1 - i;
+        ordered[i] = masks[slots[i]];
+    }
+    set_masks(p, n_masks, slots, ordered);
+    return n_masks;
+}
+
+/* All the megaflows of 'fs' at once: each frame must hit its own flow,
+ * and only once.  Returns the number of disagreements. */
+static int
+check_all_at_once(const struct prog *p, const struct frame fs[], int n)
+{
+    int *slot_of = xcalloc(n, sizeof *slot_of);
+    int n_masks, n_flows, bad = 0;
+
+    n_masks = install_all(p, fs, n, slot_of, &n_flows);
+    for (int i = 0; i < n; i++) {
+        bool hit = fs[i].s->expect == FRAME_HIT && !fs[i].why;
+        uint32_t want = hit ? XDP_DROP : XDP_PASS;
+        uint32_t ret = run(p, fs[i].pkt, 1, NULL);
+
+        if (ret != want) {
+            printf("all at once: %s: action %"PRIu32", expected %"PRIu32"\n",
+                   fs[i].s->name, ret, want);
+            bad++;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        struct afxdp_flow_entry counts;
+
+        if (fs[i].s->expect != FRAME_HIT || fs[i].why) {
+            continue;
+        }
+        flow_counts(p, &fs[i].key, slot_of[i], &counts);
+        if (counts.packets != 1) {
+            printf("all at once: the flow of %s counted %"PRIu64" packets\n",
+                   fs[i].s->name, (uint64_t) counts.packets);
+            bad++;
+        }
+    }
+    printf("all %d flows at once, in %d masks: %s\n", n_flows, n_masks,
+           bad ? "DISAGREE" : "each frame hit its own flow");
+    clear_flows(p);
+    free(slot_of);
+    return bad;
+}
+
+static void
+cmd_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    int n = afxdp_offload_n_frames;
+    struct frame *fs = xcalloc(n, sizeof *fs);
+    int n_hit = 0, n_pmd = 0, n_bad = 0;
+    struct prog p;
+
+    prog_load(&p);
+    for (int i = 0; i < n; i++) {
+        struct ds err = DS_EMPTY_INITIALIZER;
+        struct frame *f = &fs[i];
+
+        frame_init(f, i);
+        if (f->s->expect == FRAME_HIT) {
+            check_hit(&p, f, i, &err);
+        } else {
+            check_pmd(&p, f, i, &err);
+        }
+        printf("%-48s ", f->s->name);
+        if (err.length) {
+            struct ds key = DS_EMPTY_INITIALIZER;
+
+            test_afxdp_offload_format_key(&key, &f->key);
+            printf("DISAGREE%s (OVS's key: %s)\n", ds_cstr(&err),
+                   ds_cstr(&key));
+            ds_destroy(&key);
+            n_bad++;
+        } else if (f->s->expect == FRAME_HIT) {
+            printf("hit\n");
+            n_hit++;
+        } else {
+            printf("left to the PMD%s%s%s\n", f->why ? " (OVS's flow: " : "",
+                   f->why ? f->why : "", f->why ? ")" : "");
+            n_pmd++;
+        }
+        ds_destroy(&err);
+    }
+    n_bad += check_all_at_once(&p, fs, n);
+
+    for (int i = 0; i < n; i++) {
+        frame_destroy(&fs[i]);
+    }
+    free(fs);
+    prog_unload(&p);
+    printf("%d hit, %d left to the PMD, %d disagree\n", n_hit, n_pmd, n_bad);
+    exit(n_bad ? 1 : 0);
+}
+
+/* 'cost': run time per frame. */
+
+/* Returns the index of the frame called 'name'. */
+static int
+frame_by_name(const char *name)
+{
+    for (size_t i = 0; i < afxdp_offload_n_frames; i++) {
+        if (!strcmp(afxdp_offload_frames[i].name, name)) {
+            return i;
+        }
+    }
+    OVS_NOT_REACHED();
+}
+
+/* Prints the average run time of 'pkt' over 'repeat' runs. */
+static void
+print_cost(const struct prog *p, const struct dp_packet *pkt, int repeat,
+           const char *what, uint32_t expected)
+{
+    uint32_t ns;
+    uint32_t ret = run(p, pkt, repeat, &ns);
+
+    CHECK(ret == expected);
+    printf("%-44s %6"PRIu32" ns/frame\n", what, ns);
+}
+
+static void
+cmd_cost(struct ovs_cmdl_context *ctx)
+{
+    int repeat = ctx->argc > 1 ? atoi(ctx->argv[1]) : 200000;
+    struct afxdp_flow_key masks[AFXDP_FLOW_MAX_MASKS];
+    int slots[AFXDP_FLOW_MAX_MASKS];
+    struct frame f, pmd;
+    struct prog p;
+
+    CHECK(repeat > 0);
+    prog_load(&p);
+    frame_init(&f, frame_by_name("IPv4 UDP"));
+    frame_init(&pmd, frame_by_name("IPv6 hop-by-hop options, UDP"));
+    CHECK(!f.why && pmd.s->expect == FRAME_PMD);
+
+    printf("%d runs of a %"PRIu32"-byte IPv4 UDP frame each "
+           "(BPF_PROG_TEST_RUN)\n", repeat, dp_packet_size(f.pkt));
+    clear_flows(&p);
+    print_cost(&p, f.pkt, repeat, "no flow offloaded (table empty)",
+               XDP_PASS);
+
+    /* Masks that no flow uses (each with a bit of its own) before the one
+     * that hits. */
+    for (int i = 0; i < AFXDP_FLOW_MAX_MASKS; i++) {
+        memset(&masks[i], 0, sizeof masks[i]);
+        masks[i].nw_ttl = i + 1;
+    }
+    for (int k = 1; k <= AFXDP_FLOW_MAX_MASKS; k *= 2) {
+        char what[64];
+
+        clear_flows(&p);
+        for (int i = 0; i < k; i++) {
+            slots[i] = i;
+        }
+        masks[k - 1] = f.mask;
+        set_masks(&p, k, slots, masks);
+        add_flow(&p, &f.key, k - 1, &drop_entry);
+        snprintf(what, sizeof what, "hit in mask %d of %d (drop)", k, k);
+        print_cost(&p, f.pkt, repeat, what, XDP_DROP);
+        if (k == AFXDP_FLOW_MAX_MASKS) {
+            print_cost(&p, f.other, repeat, "miss after 16 masks", XDP_PASS);
+            print_cost(&p, pmd.pkt, repeat,
+                       "not parsed (IPv6 extension header)", XDP_PASS);
+        }
+        /* Back to a mask that misses. */
+        memset(&masks[k - 1], 0, sizeof masks[k - 1]);
+        masks[k - 1].nw_ttl = k;
+    }
+    clear_flows(&p);
+    frame_destroy(&f);
+    frame_destroy(&pmd);
+    prog_unload(&p);
+}
+
+/* 'actions': the program's actions against OVS's odp_execute_actions(). */
+
+/* An action of a flow, described once for both. */
+struct act_spec {
+    enum afxdp_flow_act type;
+    uint16_t tpid, tci;             /* PUSH_VLAN: TPID, TCI on the wire. */
+    struct eth_addr dst, dst_mask;  /* SET_ETH; an all-zero mask stands */
+    struct eth_addr src, src_mask;  /* for an unmasked set. */
+};
+
+struct act_case {
+    const char *frame;              /* Name of a frame that hits. */
+    const char *what;
+    struct act_spec acts[AFXDP_FLOW_MAX_ACTIONS];
+};
+
+#define PUSH(TPID, TCI) { .type = AFXDP_FLOW_ACT_PUSH_VLAN, .tpid = TPID, \
+                          .tci = TCI }
+#define POP { .type = AFXDP_FLOW_ACT_POP_VLAN }
+#define OUTPUT { .type = AFXDP_FLOW_ACT_OUTPUT }
+#define SET_ETH(DST, DM, SRC, SM) { .type = AFXDP_FLOW_ACT_SET_ETH, \
+                                    .dst = ETH_ADDR_C DST,           \
+                                    .dst_mask = ETH_ADDR_C DM,       \
+                                    .src = ETH_ADDR_C SRC,           \
+                                    .src_mask = ETH_ADDR_C SM }
+#define ALL (ff, ff, ff, ff, ff, ff)
+#define NONE (00, 00, 00, 00, 00, 00)
+
+static const struct act_case act_cases[] = {
+    { "IPv4 UDP", "output", { OUTPUT } },
+    { "IPv4 UDP", "push 802.1Q VID 10 PCP 3, output",
+      { PUSH(ETH_TYPE_VLAN_8021Q, 0x600a), OUTPUT } },
+    { "IPv6 TCP", "push 802.1ad VID 4095, DEI asked, output",
+      { PUSH(ETH_TYPE_VLAN_8021AD, 0x1fff), OUTPUT } },
+    { "Ethernet header only", "push 802.1Q VID 1, output",
+      { PUSH(ETH_TYPE_VLAN_8021Q, 0x0001), OUTPUT } },
+    { "802.1Q IPv4 UDP", "push a second tag, output",
+      { PUSH(ETH_TYPE_VLAN_8021AD, 0x0064), OUTPUT } },
+    { "802.1Q IPv4 UDP", "pop, output", { POP, OUTPUT } },
+    { "802.1ad IPv6 ICMPv6 echo", "pop, output", { POP, OUTPUT } },
+    { "IPv4 TCP", "pop an absent tag, output", { POP, OUTPUT } },
+    { "802.1Q ARP request", "pop, push 802.1Q VID 20, output",
+      { POP, PUSH(ETH_TYPE_VLAN_8021Q, 0x0014), OUTPUT } },
+    { "IPv4 UDP", "set both addresses, output",
+      { SET_ETH((02, 11, 22, 33, 44, 55), NONE, (02, aa, bb, cc, dd, ee),
+                NONE), OUTPUT } },
+    { "IPv6 UDP", "set masked addresses, output",
+      { SET_ETH((02, 11, 22, 33, 44, 55), (ff, 00, ff, 00, 0f, f0),
+                (00, 00, 00, 00, 00, 7e), (00, 00, 00, 00, 00, ff)),
+        OUTPUT } },
+    { "802.1Q IPv6 UDP", "pop, set addresses, push 802.1ad, output",
+      { POP, SET_ETH((02, 11, 22, 33, 44, 55), ALL, (02, aa, bb, cc, dd, ee),
+                     (00, ff, 00, ff, 00, ff)),
+        PUSH(ETH_TYPE_VLAN_8021AD, 0xe123), OUTPUT } },
+    { "IPv4 TCP", "drop", { { .type = AFXDP_FLOW_ACT_DROP } } },
+    { "IPv4 TCP", "partial offload (mark)",
+      { { .type = AFXDP_FLOW_ACT_MARK } } },
+};
+
+#undef PUSH
+#undef POP
+#undef OUTPUT
+#undef SET_ETH
+#undef ALL
+#undef NONE
+
+/* Device that OUTPUT redirects to: any that exists will do, since
+ * BPF_PROG_TEST_RUN only returns XDP_REDIRECT and does not send. */
+#define ACT_EGRESS_IFINDEX 1        /* lo, in every network namespace. */
+#define ACT_MARK 0x1234
+
+/* Makes the entry of the program for the actions 'acts', as
+ * lib/afxdp-offload.c does for OVS's, and OVS's datapath actions without
+ * the final output (which needs a datapath) into 'odp'. */
+static void
+act_translate(const struct act_spec acts[], struct afxdp_flow_entry *e,
+              struct ofpbuf *odp)
+{
+    memset(e, 0, sizeof *e);
+    for (int i = 0; i < AFXDP_FLOW_MAX_ACTIONS && acts[i].type; i++) {
+        const struct act_spec *a = &acts[i];
+        struct ovs_action_push_vlan pv;
+        struct ovs_key_ethernet kv[2];
+        bool masked;
+
+        e->acts[i] = a->type;
+        switch (a->type) {
+        case AFXDP_FLOW_ACT_PUSH_VLAN:
+            /* OVS's TCI has VLAN_CFI for "present" and pushes the tag
+             * without it (so never with DEI). */
+            e->vlan_tpid = htons(a->tpid);
+            e->vlan_tci = htons(a->tci & ~VLAN_CFI);
+            pv.vlan_tpid = htons(a->tpid);
+            pv.vlan_tci = htons(a->tci | VLAN_CFI);
+            nl_msg_put_unspec(odp, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof pv);
+            break;
+        case AFXDP_FLOW_ACT_POP_VLAN:
+            nl_msg_put_flag(odp, OVS_ACTION_ATTR_POP_VLAN);
+            break;
+        case AFXDP_FLOW_ACT_SET_ETH:
+            masked = !eth_addr_is_zero(a->dst_mask)
+                     || !eth_addr_is_zero(a->src_mask);
+            for (int j = 0; j < ETH_ADDR_LEN; j++) {
+                uint8_t dm = masked ? a->dst_mask.ea[j] : 0xff;
+                uint8_t sm = masked ? a->src_mask.ea[j] : 0xff;
+
+                e->eth_dst[j] = a->dst.ea[j] & dm;
+                e->eth_dst_mask[j] = dm;
+                e->eth_src[j] = a->src.ea[j] & sm;
+                e->eth_src_mask[j] = sm;
+            }
+            /* OVS's masked sets carry the value under its mask, as
+             * odp-util makes them (odp_execute_actions() relies on it). */
+            memcpy(kv[0].eth_dst.ea, e->eth_dst, ETH_ADDR_LEN);
+            memcpy(kv[0].eth_src.ea, e->eth_src, ETH_ADDR_LEN);
+            kv[1].eth_dst = a->dst_mask;
+            kv[1].eth_src = a->src_mask;
+            size_t ofs = nl_msg_start_nested(odp, masked
+                                                  ? OVS_ACTION_ATTR_SET_MASKED
+                                                  : OVS_ACTION_ATTR_SET);
+            nl_msg_put_unspec(odp, OVS_KEY_ATTR_ETHERNET, kv,
+                              (masked ? 2 : 1) * sizeof kv[0]);
+            nl_msg_end_nested(odp, ofs);
+            break;
+        case AFXDP_FLOW_ACT_OUTPUT:
+            e->out_ifindex = ACT_EGRESS_IFINDEX;
+            break;
+        case AFXDP_FLOW_ACT_MARK:
+            e->mark = ACT_MARK;
+            break;
+        case AFXDP_FLOW_ACT_DROP:
+        case AFXDP_FLOW_ACT_NONE:
+        default:
+            break;
+        }
+    }
+}
+
+/* Runs 'frame' through the program once; the frame as the program left
+ * it goes into 'out'. */
+static uint32_t
+run_out(const struct prog *p, const struct dp_packet *frame,
+        struct dp_packet *out)
+{
+    uint8_t buf[2048];
+    LIBBPF_OPTS(bpf_test_run_opts, opts,
+                .data_in = dp_packet_data(frame),
+                .data_size_in = dp_packet_size(frame),
+                .data_out = buf,
+                .data_size_out = sizeof buf,
+                .repeat = 1);
+    int ret = bpf_prog_test_run_opts(p->fd, &opts);
+
+    if (ret) {
+        test_afxdp_offload_fail("BPF_PROG_TEST_RUN: %s", ovs_strerror(-ret));
+    }
+    dp_packet_clear(out);
+    dp_packet_put(out, buf, opts.data_size_out);
+    return opts.retval;
+}
+
+/* Runs case 'c'; appends what disagrees to 'err'. */
+static void
+check_act_case(const struct prog *p, const struct act_case *c,
+               struct ds *err)
+{
+    uint64_t stub[256 / 8];
+    struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
+    struct dp_packet *ovs, *xdp = dp_packet_new(2048);
+    struct afxdp_flow_entry e;
+    struct dp_packet_batch batch;
+    struct counters before, after;
+    int last_act = 0, counter;
+    uint32_t want, ret;
+    struct frame f;
+    int slot = 3;
+
+    frame_init(&f, frame_by_name(c->frame));
+    act_translate(c->acts, &e, &odp);
+    while (last_act + 1 < AFXDP_FLOW_MAX_ACTIONS
+           && c->acts[last_act + 1].type) {
+        last_act++;
+    }
+    /* An int: only the last action's kind matters here. */
+    int last = c->acts[last_act].type;
+    switch (last) {
+    case AFXDP_FLOW_ACT_OUTPUT:
+        want = XDP_REDIRECT;
+        counter = AFXDP_PROG_OFFLOAD_FORWARDED;
+        break;
+    case AFXDP_FLOW_ACT_MARK:
+        want = XDP_PASS;                /* No socket: the socket path's. */
+        counter = AFXDP_PROG_OFFLOAD_MARKED;
+        break;
+    default:
+        want = XDP_DROP;
+        counter = AFXDP_PROG_OFFLOAD_DROPPED;
+        break;
+    }
+
+    /* OVS's result. */
+    ovs = dp_packet_clone(f.pkt);
+    dp_packet_batch_init_packet(&batch, ovs);
+    odp_execute_actions(NULL, &batch, false, odp.data, odp.size, NULL);
+
+    /* The program's. */
+    clear_flows(p);
+    set_masks(p, 1, &slot, &f.mask);
+    add_flow(p, &f.key, slot, &e);
+    read_counters(p, &before);
+    ret = run_out(p, f.pkt, xdp);
+    read_counters(p, &after);
+
+    if (ret != want) {
+        ds_put_format(err, "; action %"PRIu32", expected %"PRIu32, ret, want);
+    }
+    if (after.c[counter] != before.c[counter] + 1
+        || after.c[AFXDP_PROG_OFFLOAD_ACTION_ERROR]
+           != before.c[AFXDP_PROG_OFFLOAD_ACTION_ERROR]) {
+        ds_put_cstr(err, "; ");
+        format_moved(err, &before, &after);
+    }
+    if (want != XDP_DROP && !dp_packet_equal(ovs, xdp)) {
+        ds_put_cstr(err, "; frame differs from OVS's:\n");
+        ds_put_hex_dump(err, dp_packet_data(xdp), dp_packet_size(xdp), 0,
+                        false);
+        ds_put_cstr(err, "OVS:\n");
+        ds_put_hex_dump(err, dp_packet_data(ovs), dp_packet_size(ovs), 0,
+                        false);
+    }
+    dp_packet_delete(ovs);
+    dp_packet_delete(xdp);
+    ofpbuf_uninit(&odp);
+    frame_destroy(&f);
+}
+
+/* OUTPUT to a device that is not in the devmap: dropped and counted. */
+static void
+check_act_no_egress(const struct prog *p, struct ds *err)
+{
+    struct act_spec acts[AFXDP_FLOW_MAX_ACTIONS] = {
+        { .type = AFXDP_FLOW_ACT_OUTPUT }
+    };
+    uint64_t stub[64 / 8];
+    struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
+    struct afxdp_flow_entry e;
+    struct frame f;
+    int slot = 0;
+
+    frame_init(&f, frame_by_name("IPv4 UDP"));
+    act_translate(acts, &e, &odp);
+    e.out_ifindex = ACT_EGRESS_IFINDEX + 1000;
+    clear_flows(p);
+    set_masks(p, 1, &slot, &f.mask);
+    add_flow(p, &f.key, slot, &e);
+    run_expect(p, f.pkt, "output to a device not in the devmap", XDP_DROP,
+               AFXDP_PROG_OFFLOAD_ACTION_ERROR, -1, err);
+    ofpbuf_uninit(&odp);
+    frame_destroy(&f);
+}
+
+static void
+cmd_actions(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    uint32_t ifindex = ACT_EGRESS_IFINDEX;
+    int n_bad = 0, n = ARRAY_SIZE(act_cases);
+    struct ds err = DS_EMPTY_INITIALIZER;
+    struct prog p;
+    int ret;
+
+    odp_execute_init();
+    prog_load(&p);
+    ret = bpf_map_update_elem(p.egress_fd, &ifindex, &ifindex, BPF_ANY);
+    if (ret) {
+        test_afxdp_offload_fail("adding ifindex %"PRIu32" to afxdp_egress: %s",
+                                ifindex,
+             ovs_strerror(-ret));
+    }
+    for (int i = 0; i < n; i++) {
+        ds_clear(&err);
+        check_act_case(&p, &act_cases[i], &err);
+        printf("%-26s %-44s %s%s\n", act_cases[i].frame, act_cases[i].what,
+               err.length ? "DISAGREE" : "as OVS", ds_cstr(&err));
+        n_bad += err.length > 0;
+    }
+    ds_clear(&err);
+    check_act_no_egress(&p, &err);
+    printf("%-71s %s%s\n", "output to a device not in the devmap",
+           err.length ? "DISAGREE" : "dropped, counted", ds_cstr(&err));
+    n_bad += err.length > 0;
+    ds_destroy(&err);
+    prog_unload(&p);
+    printf("%d action cases, %d disagree\n", n + 1, n_bad);
+    exit(n_bad ? 1 : 0);
+}
+
+static const struct ovs_cmdl_command commands[] = {
+    {"translate", "", 0, 0, cmd_translate, OVS_RO},
+    {"parse", "", 0, 0, cmd_parse, OVS_RO},
+    {"actions", "", 0, 0, cmd_actions, OVS_RO},
+    {"cost", "[REPEAT]", 0, 1, cmd_cost, OVS_RO},
+    {NULL, NULL, 0, 0, NULL, OVS_RO},
+};
+
+static void
+test_afxdp_offload_main(int argc, char *argv[])
+{
+    struct ovs_cmdl_context ctx = { .argc = argc - 1, .argv = argv + 1 };
+
+    set_program_name(argv[0]);
+    vlog_set_levels(NULL, VLF_ANY_DESTINATION, VLL_OFF);
+    if (argc > 1 && strcmp(argv[1], "translate") && geteuid()) {
+        printf("test-afxdp-offload: skipped: %s needs root\n", argv[1]);
+        exit(77);
+    }
+    ovs_cmdl_run_command(&ctx, commands);
+}
+
+OVSTEST_REGISTER("test-afxdp-offload", test_afxdp_offload_main);
