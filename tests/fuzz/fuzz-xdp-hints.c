@@ -92,7 +92,7 @@ static const char *const struct_names[] = {
 };
 static const char *const member_names[] = {
     "rx_timestamp", "rx_hash", "hash_type", "vlan_tci", "vlan_proto",
-    "flags", "btf_id", "pad", "", "rx_timestamp_",
+    "flags", "btf_id", "pad", "", "rx_timestamp_", "flow_mark",
 };
 
 #define N_BASE 10
