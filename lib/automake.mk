@@ -155,20 +155,26 @@ ovs-overlay: ovs-unpack
 	  rm -f .afxdp-regen; \
 	fi
 
-ovs-configure: ovs-overlay
-	@set -e; \
-	cd $(OVS_BUILDDIR); \
-	set -- $(OVS_CONFIGURE_ARGS); \
+# '$(call afxdp_ovs_configure,DIR,ARGS)' is a recipe that runs OVS's
+# configure in the OVS tree DIR with ARGS, unless DIR was configured with
+# exactly ARGS already (they are kept in DIR/.afxdp-configure).
+afxdp_ovs_configure = \
+	set -e; \
+	cd $(1); \
+	set -- $(2); \
 	printf '%s\n' "$$@" > .afxdp-configure.new; \
 	if test -f Makefile && test -f config.status && \
 	   cmp -s .afxdp-configure.new .afxdp-configure; then \
 	  rm -f .afxdp-configure.new; \
 	  exit 0; \
 	fi; \
-	echo "  CONFIGURE $(OVS_BUILDDIR) $$*"; \
+	echo "  CONFIGURE $(1) $$*"; \
 	rm -f .afxdp-configure; \
 	./configure "$$@"; \
 	mv .afxdp-configure.new .afxdp-configure
+
+ovs-configure: ovs-overlay
+	@$(call afxdp_ovs_configure,$(OVS_BUILDDIR),$(OVS_CONFIGURE_ARGS))
 
 ovs-prepare: ovs-configure
 
@@ -187,7 +193,28 @@ distclean-local: ovs-distclean
 ovs-clean:
 	+if test -f $(OVS_BUILDDIR)/Makefile; then $(OVS_MAKE) clean; fi
 ovs-distclean:
-	rm -rf $(OVS_BUILDDIR) $(OVS_BUILDDIR).tmp
+	rm -rf $(OVS_BUILDDIR) $(OVS_BUILDDIR).tmp \
+	  $(OVS_UPSTREAM_BUILDDIR) $(OVS_UPSTREAM_BUILDDIR).tmp
+
+# A second OVS tree, $(OVS_UPSTREAM_BUILDDIR), from the same source but
+# without our overlay: OVS's own AF_XDP provider, for comparing the two
+# (make check-upstream-suite-compare in tests/automake.mk).  It is built
+# only when asked for.  The unpack step is ovs-unpack's, run in a sub-make
+# on the other tree; the configure arguments are ours less our include path.
+OVS_UPSTREAM_TREE = ovs-upstream
+OVS_UPSTREAM_BUILDDIR = $(abs_top_builddir)/$(OVS_UPSTREAM_TREE)
+OVS_UPSTREAM_CONFIGURE_ARGS = \
+	--enable-afxdp \
+	CC='$(CC)' \
+	CFLAGS='$(OVS_CFLAGS)' \
+	$(OVS_CONFIGURE_FLAGS)
+
+.PHONY: ovs-upstream-build
+ovs-upstream-build:
+	+@$(MAKE) --no-print-directory ovs-unpack \
+	  AFXDP_OVS_TREE='$(OVS_UPSTREAM_TREE)'
+	@$(call afxdp_ovs_configure,$(OVS_UPSTREAM_BUILDDIR),$(OVS_UPSTREAM_CONFIGURE_ARGS))
+	+$(MAKE) -C $(OVS_UPSTREAM_BUILDDIR) $(OVS_MAKE_JOBS) all
 
 # check-style: OVS's checkpatch.py on every userspace C file of ours (the
 # fuzz harnesses of tests/fuzz/automake.mk too), and clang-format on the

@@ -37,7 +37,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \
 	tests/afxdp-traffic.py \
-	tests/afxdp-isolate.sh
+	tests/afxdp-isolate.sh \
+	tests/afxdp-upstream-suite.sh
 
 EXTRA_DIST += \
 	$(AFXDP_UNIT_TESTSUITE_AT) \
@@ -265,3 +266,70 @@ distclean-local: afxdp-sanitized-distclean
 .PHONY: afxdp-sanitized-distclean
 afxdp-sanitized-distclean:
 	rm -rf $(SANITIZED_BUILDDIR) $(SANITIZED_BUILDDIR).tmp
+# Open vSwitch's own AF_XDP system suite (tests/system-afxdp-testsuite of
+# the OVS tree, what OVS runs with "make check-afxdp": its AF_XDP tests and
+# its system-traffic tests over afxdp ports), run by
+# tests/afxdp-upstream-suite.sh with every test in its own namespaces.
+# Documentation/topics/upstream-suite.rst explains the targets:
+#
+#   make check-upstream-suite            with our provider ($(OVS_BUILDDIR))
+#   make check-upstream-suite-reference  with OVS's own provider, from a tree
+#                                        built without our overlay
+#                                        ($(OVS_UPSTREAM_BUILDDIR))
+#   make check-upstream-suite-compare    both, then the tests that pass with
+#                                        OVS's provider and not with ours
+#   make check-upstream-suite-ci         the fixed subset that CI runs
+#
+# UPSTREAM_SUITEFLAGS selects tests as the suite does (numbers, ranges,
+# -k KEYWORD); UPSTREAM_SUITE_JOBS tests run at a time.  Results, logs and
+# the directories of failed tests go to tests/upstream-suite-ours/ and
+# tests/upstream-suite-upstream/.
+UPSTREAM_SUITE_SCRIPT = $(srcdir)/tests/afxdp-upstream-suite.sh
+UPSTREAM_SUITE_JOBS = 2
+UPSTREAM_SUITE_TIMEOUT = 600
+UPSTREAM_SUITEFLAGS =
+UPSTREAM_SUITE_RUN = $(SHELL) '$(UPSTREAM_SUITE_SCRIPT)' run \
+	--jobs $(UPSTREAM_SUITE_JOBS) --timeout $(UPSTREAM_SUITE_TIMEOUT)
+UPSTREAM_SUITE_OURS = tests/upstream-suite-ours
+UPSTREAM_SUITE_UPSTREAM = tests/upstream-suite-upstream
+
+clean-local: upstream-suite-clean
+.PHONY: upstream-suite-clean
+upstream-suite-clean:
+	-rm -rf $(UPSTREAM_SUITE_OURS) $(UPSTREAM_SUITE_UPSTREAM)
+
+# 'upstream_suite_ready DIR': the suite and OVS's atlocal in OVS tree DIR
+# (atlocal is made only by OVS's "make check"), and root.
+upstream_suite_ready = \
+	$(MAKE) -C $(1) --no-print-directory tests/atlocal \
+	  tests/system-afxdp-testsuite > /dev/null && \
+	if test "`id -u`" != 0; then \
+	  echo "$@: SKIPPED: OVS's AF_XDP system suite needs root"; \
+	  exit 0; \
+	fi
+
+.PHONY: check-upstream-suite check-upstream-suite-reference \
+	check-upstream-suite-compare check-upstream-suite-ci
+check-upstream-suite: all
+	+@$(call upstream_suite_ready,$(OVS_BUILDDIR)); \
+	$(UPSTREAM_SUITE_RUN) '$(OVS_BUILDDIR)' $(UPSTREAM_SUITE_OURS) \
+	  $(UPSTREAM_SUITEFLAGS)
+
+check-upstream-suite-reference: ovs-upstream-build
+	+@$(call upstream_suite_ready,$(OVS_UPSTREAM_BUILDDIR)); \
+	$(UPSTREAM_SUITE_RUN) '$(OVS_UPSTREAM_BUILDDIR)' \
+	  $(UPSTREAM_SUITE_UPSTREAM) $(UPSTREAM_SUITEFLAGS)
+
+# Failures of either run are expected (tests needing what this machine
+# lacks); what must hold is that ours passes whatever upstream's passes.
+check-upstream-suite-compare: all ovs-upstream-build
+	+@$(call upstream_suite_ready,$(OVS_BUILDDIR)); \
+	echo "=== with our provider"; \
+	$(UPSTREAM_SUITE_RUN) '$(OVS_BUILDDIR)' $(UPSTREAM_SUITE_OURS) \
+	  $(UPSTREAM_SUITEFLAGS) || :; \
+	echo "=== with OVS's own provider"; \
+	$(UPSTREAM_SUITE_RUN) '$(OVS_UPSTREAM_BUILDDIR)' \
+	  $(UPSTREAM_SUITE_UPSTREAM) $(UPSTREAM_SUITEFLAGS) || :; \
+	echo "=== comparison"; \
+	$(SHELL) '$(UPSTREAM_SUITE_SCRIPT)' compare \
+	  $(UPSTREAM_SUITE_OURS)/results $(UPSTREAM_SUITE_UPSTREAM)/results

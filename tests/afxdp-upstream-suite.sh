@@ -1,0 +1,252 @@
+#! /bin/bash
+# Copyright (c) 2026 The ovs-afxdp authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at:
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# afxdp-upstream-suite.sh run [OPTION...] OVS_TREE OUTDIR [SELECTION...]
+# afxdp-upstream-suite.sh compare OURS_RESULTS UPSTREAM_RESULTS
+#
+# 'run' runs Open vSwitch's own AF_XDP system test suite
+# (tests/system-afxdp-testsuite of the built OVS tree OVS_TREE: its AF_XDP
+# tests and the system-traffic tests, with every port of type afxdp) with
+# the programs of that tree, and writes what happened to OUTDIR:
+#
+#   OUTDIR/results     one line per test: NUMBER STATUS TITLE, where STATUS
+#                      is ok, FAILED, skipped or xfail (an expected failure)
+#   OUTDIR/summary     the counts and the wall-clock time
+#   OUTDIR/logs/N.log  the suite's log of test N (the whole test log when
+#                      the test failed)
+#   OUTDIR/failed/N/   the directory of failed test N (daemon logs,
+#                      databases), as autotest left it
+#
+# SELECTION is what the suite itself accepts to pick tests (numbers, ranges,
+# -k KEYWORDS); none means every test.
+#
+# Every test runs on its own, in fresh network, mount and PID namespaces
+# (tests/afxdp-isolate.sh beside this script), because the upstream tests
+# use fixed names (namespaces at_ns0, at_ns1, veths p0/ovs-p0) and could
+# not otherwise run side by side or on a machine that has other users.
+# --jobs N runs N tests at a time (default 2); --timeout S bounds each test
+# (default 600 s; a test stopped this way counts as FAILED).
+#
+# The last line printed is "upstream-suite: N passed, N failed, N skipped".
+# The exit status is 0 when no test failed.
+#
+# 'compare' lists the tests that passed in UPSTREAM_RESULTS but not in
+# OURS_RESULTS (two 'results' files written by 'run') and exits 1 when there
+# is any, then lists, for information, the tests passing only with ours.
+
+set -u
+
+me=afxdp-upstream-suite
+here=$(cd "$(dirname "$0")" && pwd)
+
+usage() {
+    sed -n '16,17s/^# \{0,1\}//p' "$0"
+}
+
+die() {
+    echo "$me: $*" >&2
+    exit 2
+}
+
+# count STATUS FILE: the number of results with STATUS.
+count() {
+    awk -v s="$1" '$2 == s { n++ } END { print n + 0 }' "$2"
+}
+
+# run_one NUMBER WORKDIR: runs test NUMBER of the suite in its own
+# namespaces, with WORKDIR as the suite's directory, and appends its result
+# to $out/results.
+run_one() {
+    local n=$1 work=$2 status line title dir
+
+    rm -rf "$work/$suite_name.dir" "$work/$suite_name.log"
+    (cd "$work" && "$here/afxdp-isolate.sh" timeout -k 10 "$timeout" \
+        "$SHELL" "$tree/tests/$suite_name" -C "$work" \
+        AUTOTEST_PATH="$autotest_path" "$n") > "$work/stdout" 2>&1
+
+    # Autotest prints "  N: TITLE   RESULT" for each test it ran.
+    line=$(grep -E "^ *$n: " "$work/stdout" | tail -n 1)
+    case $line in
+        *" ok") status=ok ;;
+        *" skipped ("*) status=skipped ;;
+        *" expected failure ("*) status=xfail ;;
+        *) status=FAILED ;;
+    esac
+    title=$(grep -E "^ *$n: " "$list" | head -n 1 |
+            sed -E 's/^ *[0-9]+: [^ ]+ +//')
+    test -f "$work/$suite_name.log" &&
+        cp "$work/$suite_name.log" "$out/logs/$n.log"
+    if test $status = FAILED; then
+        cat "$work/stdout" >> "$out/logs/$n.log"
+        # Autotest pads the directory's name with zeros (e.g. 007).
+        dir=$(find "$work/$suite_name.dir" -mindepth 1 -maxdepth 1 \
+                   -type d -regex ".*/0*$n" 2>/dev/null | head -n 1)
+        if test -n "$dir"; then
+            rm -rf "$out/failed/$n"
+            mv "$dir" "$out/failed/$n"
+        fi
+    fi
+    printf '%s %s %s\n' "$n" "$status" "$title" >> "$out/results"
+    printf '%4s: %-64.64s %s\n' "$n" "$title" "$status"
+}
+
+# next_test: prints the next test number still to run, or nothing.  Called
+# by several workers at once; the queue file is guarded by a lock.
+next_test() {
+    (
+        flock 9
+        head -n 1 "$out/queue"
+        sed -i 1d "$out/queue"
+    ) 9> "$out/queue.lock"
+}
+
+worker() {
+    local work=$out/work/$1 n
+    mkdir -p "$work"
+    # Absolute paths, so that the suite can run from any directory.
+    cat > "$work/atconfig" <<EOF
+# Written by $me.
+at_testdir='tests'
+abs_builddir='$tree/tests'
+at_srcdir='$tree/tests'
+abs_srcdir='$tree/tests'
+at_top_srcdir='$tree'
+abs_top_srcdir='$tree'
+at_top_build_prefix='$tree/'
+abs_top_builddir='$tree'
+at_top_builddir=\$at_top_build_prefix
+EXEEXT=''
+AUTOTEST_PATH='tests'
+SHELL=\${CONFIG_SHELL-'$SHELL'}
+EOF
+    echo ". '$tree/tests/atlocal'" > "$work/atlocal"
+    while n=$(next_test) && test -n "$n"; do
+        run_one "$n" "$work"
+    done
+}
+
+do_run() {
+    jobs=2
+    timeout=600
+    while test $# -gt 0; do
+        case $1 in
+            --jobs) jobs=$2; shift 2 ;;
+            --jobs=*) jobs=${1#--jobs=}; shift ;;
+            --timeout) timeout=$2; shift 2 ;;
+            --timeout=*) timeout=${1#--timeout=}; shift ;;
+            --) shift; break ;;
+            -*) break ;;
+            *) break ;;
+        esac
+    done
+    test $# -ge 2 || { usage >&2; exit 2; }
+    tree=$(cd "$1" && pwd) || die "no OVS tree $1"
+    out=$2
+    shift 2
+
+    test "$(id -u)" = 0 || die "needs root (the tests create namespaces and XDP programs)"
+    suite_name=system-afxdp-testsuite
+    test -f "$tree/tests/$suite_name" ||
+        die "$tree/tests/$suite_name is missing (make -C $tree tests/$suite_name)"
+    test -f "$tree/tests/atlocal" ||
+        die "$tree/tests/atlocal is missing (make -C $tree tests/atlocal)"
+    test -x "$tree/vswitchd/ovs-vswitchd" ||
+        die "$tree is not built ($tree/vswitchd/ovs-vswitchd is missing)"
+    SHELL=${SHELL:-/bin/sh}
+    autotest_path=$tree/utilities:$tree/vswitchd:$tree/ovsdb:$tree/vtep:$tree/tests:$tree/ipsec
+
+    rm -rf "$out"
+    mkdir -p "$out/logs" "$out/failed" "$out/work" || die "cannot create $out"
+    out=$(cd "$out" && pwd)
+    list=$out/list
+    : > "$out/results"
+
+    # The suite lists the tests that SELECTION picks, with their numbers.
+    # (Isolated too: reading OVS's atlocal creates and deletes a veth.)
+    "$here/afxdp-isolate.sh" "$SHELL" "$tree/tests/$suite_name" \
+        -C "$tree/tests" --list "$@" > "$list" ||
+        die "the suite cannot list its tests"
+    grep -E '^ *[0-9]+: ' "$list" | awk '{ sub(":", "", $1); print $1 }' \
+        > "$out/queue"
+    total=$(wc -l < "$out/queue")
+    test "$total" -gt 0 || die "no test selected by: $*"
+
+    echo "$me: $total tests of $tree/tests/$suite_name, $jobs at a time," \
+         "each in its own namespaces; results in $out"
+    start=$(date +%s)
+    for i in $(seq 1 "$jobs"); do
+        worker "$i" &
+    done
+    wait
+    end=$(date +%s)
+
+    sort -n -o "$out/results" "$out/results"
+    passed=$(count ok "$out/results")
+    failed=$(count FAILED "$out/results")
+    skipped=$(count skipped "$out/results")
+    xfail=$(count xfail "$out/results")
+    secs=$((end - start))
+    {
+        echo "suite: $tree/tests/$suite_name $*"
+        echo "ovs-vswitchd: $("$tree/vswitchd/ovs-vswitchd" --version | head -n 1)"
+        echo "tests: $total, $jobs at a time"
+        echo "passed: $passed"
+        echo "failed: $failed"
+        echo "skipped: $skipped"
+        echo "expected failures: $xfail"
+        echo "duration: ${secs}s ($((secs / 60)) min $((secs % 60)) s)"
+    } > "$out/summary"
+    echo
+    if test "$failed" -gt 0; then
+        echo "Failed tests:"
+        awk '$2 == "FAILED"' "$out/results"
+        echo
+    fi
+    echo "$me: $total tests in $((secs / 60)) min $((secs % 60)) s," \
+         "$xfail expected failures; details in $out"
+    echo "upstream-suite: $passed passed, $failed failed, $skipped skipped"
+    test "$failed" = 0
+}
+
+do_compare() {
+    test $# = 2 || { usage >&2; exit 2; }
+    ours=$1
+    upstream=$2
+    test -f "$ours" || die "no results file $ours"
+    test -f "$upstream" || die "no results file $upstream"
+
+    # join on test number: NUMBER OURS_STATUS UPSTREAM_STATUS.
+    pairs=$(join -j 1 -o 0,1.2,2.2 <(sort -k1,1 "$ours") \
+                                   <(sort -k1,1 "$upstream") | sort -n)
+    worse=$(echo "$pairs" | awk '$3 == "ok" && $2 != "ok"')
+    better=$(echo "$pairs" | awk '$2 == "ok" && $3 != "ok"')
+    if test -n "$better"; then
+        echo "Passing with ours only (number, ours, upstream):"
+        echo "$better"
+    fi
+    if test -n "$worse"; then
+        echo "Passing with upstream's provider but not ours (number, ours, upstream):"
+        echo "$worse"
+        return 1
+    fi
+    echo "$me: every test that passes with upstream's provider passes with ours"
+}
+
+case ${1-} in
+    run) shift; do_run "$@" ;;
+    compare) shift; do_compare "$@" ;;
+    -h|--help) usage ;;
+    *) usage >&2; exit 2 ;;
+esac
