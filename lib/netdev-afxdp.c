@@ -552,9 +552,11 @@ afxdp_plan_queues(const char *name, const struct afxdp_config *cfg,
                               "has %d (0 to %d)", name, start, n, start,
                               start + n - 1, n_dev, n_dev - 1);
         } else {
-            *errp = xasprintf("%s: options:n_rxq=%d but the device has only "
-                              "%d rx queue%s", name, n, n_dev,
-                              n_dev > 1 ? "s" : "");
+            /* Begins like OVS's own provider's message for a too big
+             * n_rxq, so that log filters written for it match ours. */
+            *errp = xasprintf("%s: Too big 'n_rxq': options:n_rxq=%d but "
+                              "the device has only %d rx queue%s", name, n,
+                              n_dev, n_dev > 1 ? "s" : "");
         }
         return 0;
     }
