@@ -23,6 +23,8 @@
 #
 #   OUTDIR/results     one line per test: NUMBER STATUS TITLE, where STATUS
 #                      is ok, FAILED, skipped or xfail (an expected failure)
+#   OUTDIR/reasons     one line per failed test: NUMBER REASON, a guess from
+#                      its log (see reason_of below)
 #   OUTDIR/summary     the counts and the wall-clock time
 #   OUTDIR/logs/N.log  the suite's log of test N (the whole test log when
 #                      the test failed)
@@ -30,7 +32,9 @@
 #                      databases), as autotest left it
 #
 # SELECTION is what the suite itself accepts to pick tests (numbers, ranges,
-# -k KEYWORDS); none means every test.
+# -k KEYWORDS); none means every test.  --titles FILE keeps only the tests
+# whose titles are lines of FILE ('#' comments allowed); a title that the
+# suite does not have is an error.
 #
 # Every test runs on its own, in fresh network, mount and PID namespaces
 # (tests/afxdp-isolate.sh beside this script), because the upstream tests
@@ -100,6 +104,57 @@ run_one() {
     fi
     printf '%s %s %s\n' "$n" "$status" "$title" >> "$out/results"
     printf '%4s: %-64.64s %s\n' "$n" "$title" "$status"
+    if test $status = FAILED; then
+        printf '%s %s\n' "$n" "$(reason_of "$out/logs/$n.log")" \
+            >> "$out/reasons"
+    fi
+}
+
+# reason_of LOG: a one-line guess at why the failed test whose suite log is
+# LOG failed, from the last command the test ran:
+#   "kernel: no link type TYPE"        ip link add said "Unknown device type"
+#                                      (a kernel module this machine lacks)
+#   "log: MODULE|LEVEL|MESSAGE"        the final check of ovs-vswitchd's log
+#                                      found this unexpected line (the first)
+#   "wait failed: CONDITION"           OVS_WAIT_UNTIL/WHILE gave up
+#   "timed out (OVS_CTL_TIMEOUT): CMD" an ovs-* command got no answer from
+#                                      a daemon in time
+#   "FILE:LINE: COMMAND"               any other failing check
+reason_of() {
+    sed -n '/^## Detailed failed tests/,/^## config.log/p' "$1" | awk '
+        function trim(s) { sub(/^[^ ]*\.at:[0-9]+: /, "", s); return s }
+        /^[^ ]*\.at:[0-9]+: waiting (until|while) / {
+            wait = trim($0); sub(/\.\.\.$/, "", wait); next
+        }
+        /^[^ ]*\.at:[0-9]+: wait failed/ { failed_wait = wait; next }
+        /^[^ ]*\.at:[0-9]+: (hard failure|exit code was)/ { next }
+        /^[^ ]*\.at:[0-9]+: / {
+            cmd = $0; first_log = ""; unknown_type = 0; alarm = 0
+            heredoc = ($0 ~ /<< NS_EXEC_HEREDOC$/); next
+        }
+        heredoc { cmd = cmd " " $0; heredoc = 0; next }
+        /^\+Error: Unknown device type/ { unknown_type = 1; next }
+        / Alarm clock / { alarm = 1; next }
+        /^\+[0-9-]+T[0-9:.]+Z\|[0-9]+\|/ && first_log == "" {
+            line = substr($0, 2); sub(/^[^|]*\|[^|]*\|/, "", line)
+            first_log = line; next
+        }
+        END {
+            if (unknown_type) {
+                type = "?"
+                if (match(cmd, /type [a-z0-9]+/))
+                    type = substr(cmd, RSTART + 5, RLENGTH - 5)
+                print "kernel: no link type " type " (Unknown device type)"
+            } else if (alarm) {
+                print "timed out (OVS_CTL_TIMEOUT): " substr(trim(cmd), 1, 70)
+            } else if (cmd ~ /check_logs/ && first_log != "") {
+                print "log: " substr(first_log, 1, 100)
+            } else if (failed_wait != "") {
+                print "wait failed: " substr(failed_wait, 1, 80)
+            } else {
+                print substr(trim(cmd), 1, 100)
+            }
+        }'
 }
 
 # next_test: prints the next test number still to run, or nothing.  Called
@@ -140,10 +195,13 @@ EOF
 do_run() {
     jobs=2
     timeout=600
+    titles=
     while test $# -gt 0; do
         case $1 in
             --jobs) jobs=$2; shift 2 ;;
             --jobs=*) jobs=${1#--jobs=}; shift ;;
+            --titles) titles=$2; shift 2 ;;
+            --titles=*) titles=${1#--titles=}; shift ;;
             --timeout) timeout=$2; shift 2 ;;
             --timeout=*) timeout=${1#--timeout=}; shift ;;
             --) shift; break ;;
@@ -172,6 +230,7 @@ do_run() {
     out=$(cd "$out" && pwd)
     list=$out/list
     : > "$out/results"
+    : > "$out/reasons"
 
     # The suite lists the tests that SELECTION picks, with their numbers.
     # (Isolated too: reading OVS's atlocal creates and deletes a veth.)
@@ -180,6 +239,23 @@ do_run() {
         die "the suite cannot list its tests"
     grep -E '^ *[0-9]+: ' "$list" | awk '{ sub(":", "", $1); print $1 }' \
         > "$out/queue"
+    if test -n "$titles"; then
+        # Only the tests named in the titles file, each of which must exist.
+        test -f "$titles" || die "no titles file $titles"
+        sed -E 's/^ *([0-9]+): [^ ]+ +/\1 /' "$list" |
+            grep -E '^[0-9]+ ' > "$out/titled"
+        awk 'NR == FNR { if ($0 !~ /^(#|$)/) want[$0] = 1; next }
+             { n = $1; $1 = ""; sub(/^ /, "") }
+             $0 in want { print n; found[$0] = 1 }
+             END { for (t in want) if (!(t in found))
+                       print "missing: " t > "/dev/stderr" }' \
+            "$titles" "$out/titled" > "$out/queue" 2> "$out/missing"
+        if test -s "$out/missing"; then
+            sed "s/^/$me: $titles: no such test in the suite: /" \
+                "$out/missing" >&2
+            exit 2
+        fi
+    fi
     total=$(wc -l < "$out/queue")
     test "$total" -gt 0 || die "no test selected by: $*"
 
@@ -193,6 +269,7 @@ do_run() {
     end=$(date +%s)
 
     sort -n -o "$out/results" "$out/results"
+    sort -n -o "$out/reasons" "$out/reasons"
     passed=$(count ok "$out/results")
     failed=$(count FAILED "$out/results")
     skipped=$(count skipped "$out/results")
@@ -210,8 +287,11 @@ do_run() {
     } > "$out/summary"
     echo
     if test "$failed" -gt 0; then
-        echo "Failed tests:"
-        awk '$2 == "FAILED"' "$out/results"
+        echo "Failed tests (number, title; why, as far as the log tells):"
+        awk 'NR == FNR { why[$1] = substr($0, length($1) + 2); next }
+             $2 == "FAILED" { n = $1; $1 = $2 = ""; sub(/^ +/, "")
+                              printf "%4s %s\n       %s\n", n, $0, why[n] }' \
+            "$out/reasons" "$out/results"
         echo
     fi
     echo "$me: $total tests in $((secs / 60)) min $((secs % 60)) s," \

@@ -38,7 +38,8 @@ AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \
 	tests/afxdp-traffic.py \
 	tests/afxdp-isolate.sh \
-	tests/afxdp-upstream-suite.sh
+	tests/afxdp-upstream-suite.sh \
+	tests/afxdp-upstream-suite-ci.txt
 
 EXTRA_DIST += \
 	$(AFXDP_UNIT_TESTSUITE_AT) \
@@ -282,8 +283,8 @@ afxdp-sanitized-distclean:
 #
 # UPSTREAM_SUITEFLAGS selects tests as the suite does (numbers, ranges,
 # -k KEYWORD); UPSTREAM_SUITE_JOBS tests run at a time.  Results, logs and
-# the directories of failed tests go to tests/upstream-suite-ours/ and
-# tests/upstream-suite-upstream/.
+# the directories of failed tests go to tests/upstream-suite-ours/,
+# tests/upstream-suite-upstream/ and tests/upstream-suite-ci/.
 UPSTREAM_SUITE_SCRIPT = $(srcdir)/tests/afxdp-upstream-suite.sh
 UPSTREAM_SUITE_JOBS = 2
 UPSTREAM_SUITE_TIMEOUT = 600
@@ -292,17 +293,19 @@ UPSTREAM_SUITE_RUN = $(SHELL) '$(UPSTREAM_SUITE_SCRIPT)' run \
 	--jobs $(UPSTREAM_SUITE_JOBS) --timeout $(UPSTREAM_SUITE_TIMEOUT)
 UPSTREAM_SUITE_OURS = tests/upstream-suite-ours
 UPSTREAM_SUITE_UPSTREAM = tests/upstream-suite-upstream
+UPSTREAM_SUITE_CI = tests/upstream-suite-ci
 
 clean-local: upstream-suite-clean
 .PHONY: upstream-suite-clean
 upstream-suite-clean:
-	-rm -rf $(UPSTREAM_SUITE_OURS) $(UPSTREAM_SUITE_UPSTREAM)
+	-rm -rf $(UPSTREAM_SUITE_OURS) $(UPSTREAM_SUITE_UPSTREAM) \
+	  $(UPSTREAM_SUITE_CI)
 
 # 'upstream_suite_ready DIR': the suite and OVS's atlocal in OVS tree DIR
 # (atlocal is made only by OVS's "make check"), and root.
 upstream_suite_ready = \
 	$(MAKE) -C $(1) --no-print-directory tests/atlocal \
-	  tests/system-afxdp-testsuite > /dev/null && \
+	  tests/system-afxdp-testsuite > /dev/null || exit 1; \
 	if test "`id -u`" != 0; then \
 	  echo "$@: SKIPPED: OVS's AF_XDP system suite needs root"; \
 	  exit 0; \
@@ -314,6 +317,13 @@ check-upstream-suite: all
 	+@$(call upstream_suite_ready,$(OVS_BUILDDIR)); \
 	$(UPSTREAM_SUITE_RUN) '$(OVS_BUILDDIR)' $(UPSTREAM_SUITE_OURS) \
 	  $(UPSTREAM_SUITEFLAGS)
+
+# The fixed subset for CI: the tests named in tests/afxdp-upstream-suite-ci.txt.
+check-upstream-suite-ci: all
+	+@$(call upstream_suite_ready,$(OVS_BUILDDIR)); \
+	$(UPSTREAM_SUITE_RUN) \
+	  --titles '$(srcdir)/tests/afxdp-upstream-suite-ci.txt' \
+	  '$(OVS_BUILDDIR)' $(UPSTREAM_SUITE_CI)
 
 check-upstream-suite-reference: ovs-upstream-build
 	+@$(call upstream_suite_ready,$(OVS_UPSTREAM_BUILDDIR)); \
