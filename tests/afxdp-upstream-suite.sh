@@ -15,6 +15,7 @@
 
 # afxdp-upstream-suite.sh run [OPTION...] OVS_TREE OUTDIR [SELECTION...]
 # afxdp-upstream-suite.sh compare OURS_RESULTS UPSTREAM_RESULTS
+# afxdp-upstream-suite.sh reason LOG
 #
 # 'run' runs Open vSwitch's own AF_XDP system test suite
 # (tests/system-afxdp-testsuite of the built OVS tree OVS_TREE: its AF_XDP
@@ -46,6 +47,9 @@
 # The last line printed is "upstream-suite: N passed, N failed, N skipped".
 # The exit status is 0 when no test failed.
 #
+# 'reason' prints the reason that 'run' gives for a failed test whose suite
+# log is LOG.
+#
 # 'compare' lists the tests that passed in UPSTREAM_RESULTS but not in
 # OURS_RESULTS (two 'results' files written by 'run') and exits 1 when there
 # is any, then lists, for information, the tests passing only with ours.
@@ -56,7 +60,7 @@ me=afxdp-upstream-suite
 here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
-    sed -n '16,17s/^# \{0,1\}//p' "$0"
+    sed -n '16,18s/^# \{0,1\}//p' "$0"
 }
 
 die() {
@@ -316,6 +320,18 @@ do_compare() {
         echo "Passing with ours only (number, ours, upstream):"
         echo "$better"
     fi
+    # Upstream's failures that came only at the final check of
+    # ovs-vswitchd's log: the traffic part of those tests passed.
+    reasons=$(dirname "$upstream")/reasons
+    if test -f "$reasons"; then
+        echo "$pairs" | awk 'NR == FNR { if ($2 == "log:") atlog[$1] = 1; next }
+            $1 in atlog { n++; s[$2]++ }
+            END { if (n) { printf "Failed with upstream'"'"'s provider only at its final log check: %d; with ours:", n
+                           split("ok FAILED skipped xfail", order)
+                           for (i = 1; i <= 4; i++)
+                               if (s[order[i]]) printf " %d %s", s[order[i]], order[i]
+                           print "" } }' "$reasons" -
+    fi
     if test -n "$worse"; then
         echo "Passing with upstream's provider but not ours (number, ours, upstream):"
         echo "$worse"
@@ -326,6 +342,7 @@ do_compare() {
 
 case ${1-} in
     run) shift; do_run "$@" ;;
+    reason) test $# = 2 || { usage >&2; exit 2; }; reason_of "$2" ;;
     compare) shift; do_compare "$@" ;;
     -h|--help) usage ;;
     *) usage >&2; exit 2 ;;
