@@ -50,9 +50,11 @@
 # 'reason' prints the reason that 'run' gives for a failed test whose suite
 # log is LOG.
 #
-# 'compare' lists the tests that passed in UPSTREAM_RESULTS but not in
-# OURS_RESULTS (two 'results' files written by 'run') and exits 1 when there
-# is any, then lists, for information, the tests passing only with ours.
+# 'compare' takes two 'results' files written by 'run'.  It lists the tests
+# passing only with ours, counts how ours fared on the tests that upstream's
+# provider failed only at the final log check (when upstream's 'reasons'
+# file is beside its results), then lists the tests that passed in
+# UPSTREAM_RESULTS but not in OURS_RESULTS and exits 1 if there is any.
 
 set -u
 
@@ -77,12 +79,13 @@ count() {
 # namespaces, with WORKDIR as the suite's directory, and appends its result
 # to $out/results.
 run_one() {
-    local n=$1 work=$2 status line title dir
+    local n=$1 work=$2 status line title dir rc reason
 
     rm -rf "$work/$suite_name.dir" "$work/$suite_name.log"
     (cd "$work" && "$here/afxdp-isolate.sh" timeout -k 10 "$timeout" \
         "$SHELL" "$tree/tests/$suite_name" -C "$work" \
         AUTOTEST_PATH="$autotest_path" "$n") > "$work/stdout" 2>&1
+    rc=$?
 
     # Autotest prints "  N: TITLE   RESULT" for each test it ran.
     line=$(grep -E "^ *$n: " "$work/stdout" | tail -n 1)
@@ -109,8 +112,12 @@ run_one() {
     printf '%s %s %s\n' "$n" "$status" "$title" >> "$out/results"
     printf '%4s: %-64.64s %s\n' "$n" "$title" "$status"
     if test $status = FAILED; then
-        printf '%s %s\n' "$n" "$(reason_of "$out/logs/$n.log")" \
-            >> "$out/reasons"
+        # timeout(1) exits with 124, or 137 when it had to use SIGKILL.
+        case $rc in
+            124|137) reason="killed: no result after $timeout s" ;;
+            *) reason=$(reason_of "$out/logs/$n.log") ;;
+        esac
+        printf '%s %s\n' "$n" "$reason" >> "$out/reasons"
     fi
 }
 
@@ -123,7 +130,8 @@ run_one() {
 #   "wait failed: CONDITION"           OVS_WAIT_UNTIL/WHILE gave up
 #   "timed out (OVS_CTL_TIMEOUT): CMD" an ovs-* command got no answer from
 #                                      a daemon in time
-#   "FILE:LINE: COMMAND"               any other failing check
+#   "COMMAND"                          any other failing check
+# ('run' says "killed: ..." instead for a test that hit its --timeout.)
 reason_of() {
     sed -n '/^## Detailed failed tests/,/^## config.log/p' "$1" | awk '
         function trim(s) { sub(/^[^ ]*\.at:[0-9]+: /, "", s); return s }
