@@ -15,7 +15,8 @@
  * ANDs the key with the slot's mask, writes the slot number in
  * 'mask_slot', and looks the result up in the hash map 'afxdp_flows'.  The
  * first hit wins (OVS's megaflows do not overlap, so the order only
- * matters for speed).
+ * matters for speed: userspace puts the busiest masks first, from the
+ * per-CPU hit counts of each slot in 'afxdp_mask_hits').
  *
  * Update protocol (userspace), so that the program never uses a mask that
  * is being rewritten: a slot's mask is written only while the slot is not
@@ -24,7 +25,8 @@
  * slot enters 'order' and deleted after it leaves.  A program run that
  * reads the table while it is being rewritten sees old or new slot numbers
  * in 'order', never a wrong mask, and can only miss: the frame then goes to
- * the PMD, which is always correct.
+ * the PMD, which is always correct.  Reordering 'order' alone (ranking)
+ * is safe for the same reason.
  *
  * Plain C, no kernel or OVS headers beyond <linux/types.h>. */
 #ifndef AFXDP_FLOW_H

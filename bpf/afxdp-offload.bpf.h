@@ -197,8 +197,14 @@ afxdp_flow_lookup(const struct afxdp_flow_masks *t,
 			out[w] = key[w] & mask[w];
 		m.mask_slot = slot;
 		e = bpf_map_lookup_elem(&afxdp_flows, &m);
-		if (e)
+		if (e) {
+			__u64 *hits =
+				bpf_map_lookup_elem(&afxdp_mask_hits, &slot);
+
+			if (hits)
+				*hits += 1;
 			return e;
+		}
 	}
 	return NULL;
 }

@@ -97,6 +97,14 @@ struct {
 	__type(value, struct afxdp_flow_entry);
 } afxdp_flows SEC(".maps");
 
+/* Hits per mask slot, per CPU: userspace ranks the masks by them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, AFXDP_FLOW_MAX_MASKS);
+	__type(key, __u32);
+	__type(value, __u64);
+} afxdp_mask_hits SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
 	__uint(max_entries, AFXDP_FLOW_MAX_EGRESS);

@@ -820,6 +820,7 @@ afxdp_xdp_flow_maps(const struct afxdp_xdp *xdp,
     maps->masks_fd = bpf_map__fd(xdp->skel->maps.afxdp_flow_masks);
     maps->flows_fd = bpf_map__fd(xdp->skel->maps.afxdp_flows);
     maps->egress_fd = bpf_map__fd(xdp->skel->maps.afxdp_egress);
+    maps->mask_hits_fd = bpf_map__fd(xdp->skel->maps.afxdp_mask_hits);
 }
 
 uint32_t

@@ -173,6 +173,8 @@ struct afxdp_xdp_flow_maps {
                                  * afxdp_flow_masks at key 0. */
     int flows_fd;               /* 'afxdp_flows': per-CPU hash. */
     int egress_fd;              /* 'afxdp_egress': devmap by ifindex. */
+    int mask_hits_fd;           /* 'afxdp_mask_hits': per-CPU hits per
+                                 * mask slot. */
 };
 void afxdp_xdp_flow_maps(const struct afxdp_xdp *,
                          struct afxdp_xdp_flow_maps *);
