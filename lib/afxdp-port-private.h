@@ -62,6 +62,9 @@ struct netdev_afxdp_tx_lock {
         atomic_uint64_t rx_hints;               /* Frames with hints. */
         atomic_uint64_t rx_hints_missing;       /* Frames without. */
         atomic_uint64_t rx_hash_from_hints;     /* RSS hash handed to OVS. */
+        atomic_bool dev_gone;                   /* The device was removed:
+                                                 * receive nothing, drop
+                                                 * what is sent. */
     );
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         /* Send half: used by whoever sends on tx queue 'queue_id', under
@@ -73,6 +76,7 @@ struct netdev_afxdp_tx_lock {
         atomic_uint64_t tx_drop_ring_full;      /* Tx ring full. */
         atomic_uint64_t tx_drop_oversize;       /* Larger than a frame. */
         atomic_uint64_t tx_kick_errors;         /* sendto() failures. */
+        atomic_uint64_t tx_drop_no_device;      /* Sent while 'dev_gone'. */
         struct afxdp_pair *pairs;               /* AFXDP_MAX_PAIRS ingress
                                                  * ports' latency to here. */
         atomic_uint64_t tx_pairs_full;          /* Samples of ingress ports
@@ -109,6 +113,8 @@ struct afxdp_port {
     enum afxdp_mode mode_in_use;    /* Effective mode, if 'xsks'. */
     char *zc_fallback;              /* Why zero-copy is not in use. */
     char *error;                    /* Why the port is not working. */
+    bool dev_gone;                  /* The device 'ifindex' was removed
+                                     * under the open sockets. */
     atomic_int ifindex_for_signal;  /* 'ifindex' for the fatal signal
                                      * hook, 0 if no program attached. */
     uint32_t id;                    /* Unique in this process, never 0. */

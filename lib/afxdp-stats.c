@@ -87,7 +87,8 @@ netdev_afxdp_get_stats(const struct netdev *netdev, struct netdev_stats *st)
         st->tx_bytes += afxdp_counter_read(&q->tx_bytes);
         st->tx_dropped += (afxdp_counter_read(&q->tx_drop_no_frame)
                            + afxdp_counter_read(&q->tx_drop_ring_full)
-                           + afxdp_counter_read(&q->tx_drop_oversize));
+                           + afxdp_counter_read(&q->tx_drop_oversize)
+                           + afxdp_counter_read(&q->tx_drop_no_device));
         st->tx_errors += afxdp_counter_read(&q->tx_kick_errors);
         if (port->xsks && !afxdp_xsk_get_kernel_stats(q->xsk, &ks)) {
             st->rx_dropped += ks.rx_dropped + ks.rx_ring_full;
@@ -199,7 +200,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         "xsk_rx_dropped", "xsk_rx_invalid_descs", "xsk_tx_invalid_descs",
         "xsk_rx_ring_full", "xsk_rx_fill_ring_empty", "xsk_tx_ring_empty",
     };
-    uint64_t drops[5] = { 0, 0, 0, 0, 0 };
+    uint64_t drops[6] = { 0, 0, 0, 0, 0, 0 };
     struct afxdp_xdp_stats ps;
     int n = port->netdev->n_rxq;
 
@@ -217,12 +218,14 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         drops[2] += afxdp_counter_read(&q->tx_drop_oversize);
         drops[3] += afxdp_counter_read(&q->tx_kick_errors);
         drops[4] += afxdp_counter_read(&q->rx_fill_starved);
+        drops[5] += afxdp_counter_read(&q->tx_drop_no_device);
     }
     afxdp_stat(b, drops[0], "afxdp_tx_drop_no_frame");
     afxdp_stat(b, drops[1], "afxdp_tx_drop_ring_full");
     afxdp_stat(b, drops[2], "afxdp_tx_drop_oversize");
     afxdp_stat(b, drops[3], "afxdp_tx_kick_errors");
     afxdp_stat(b, drops[4], "afxdp_rx_fill_starved");
+    afxdp_stat(b, drops[5], "afxdp_tx_drop_no_device");
     afxdp_port_hints_stats(port, b);
 
     for (int i = 0; i < n; i++) {
@@ -361,7 +364,8 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     if (port->error) {
         smap_add(smap, "error", port->error);
     }
-    if (!port->xsks) {
+    if (!port->xsks || port->dev_gone) {
+        /* Nothing is in effect; a gone device has no program either. */
         return;
     }
     smap_add(smap, "xdp-mode-in-use",
@@ -397,9 +401,17 @@ int
 netdev_afxdp_get_status(const struct netdev *netdev, struct smap *smap)
 {
     struct afxdp_port *port = afxdp_port_lookup(netdev);
+    bool gone = false;
 
-    /* Driver name and version, as for any Linux device. */
-    afxdp_port_orig_class(netdev)->get_status(netdev, smap);
+    if (port) {
+        ovs_mutex_lock(port->mutex);
+        gone = port->dev_gone;
+        ovs_mutex_unlock(port->mutex);
+    }
+    /* Driver name and version, as for any Linux device that exists. */
+    if (!gone) {
+        afxdp_port_orig_class(netdev)->get_status(netdev, smap);
+    }
     if (port) {
         ovs_mutex_lock(port->mutex);
         afxdp_port_status(port, smap);

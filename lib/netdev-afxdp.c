@@ -45,6 +45,17 @@
  * afxdp netdevs by comparing the class pointer when changing the MTU, our
  * set_mtu performs that MTU check itself before calling the original.
  *
+ * Device removal.  A device can disappear under a port: its veth peer or
+ * the peer's namespace deleted, the device moved to another namespace, a
+ * driver unloaded.  The kernel then unbinds our sockets; OVS keeps the
+ * port.  An rtnetlink notifier (run by the bridge's interface notifier, in
+ * the main thread) asks for a reconfiguration when the device of a port
+ * goes or one of its name appears.  Reconfigure then compares the device
+ * index with the port's: with no device, the port keeps its queues and
+ * sockets but stops receiving and drops what it is given to send
+ * (counted), and its status says what happened; with a new device, it
+ * opens the port on it.
+ *
  * Lock order: 'afxdp_ports_mutex' is never held while taking a netdev's
  * mutex.  All control-path entry points run in the main thread. */
 
@@ -58,6 +69,7 @@
 #include <linux/sockios.h>
 #include <errno.h>
 #include <linux/if_xdp.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -82,6 +94,7 @@
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
 #include "packets.h"
+#include "rtnetlink.h"
 #include "socket-util.h"
 #include "smap.h"
 #include "unixctl.h"
@@ -123,6 +136,10 @@ static int afxdp_plan_queues(const char *name, const struct afxdp_config *,
                              int n_dev, char **errp);
 static int netdev_afxdp_set_mtu(struct netdev *, int mtu);
 static void netdev_afxdp_fatal_hook(void *aux);
+static void afxdp_link_changed(const struct rtnetlink_change *, void *aux);
+static void afxdp_port_mark_gone(struct afxdp_port *port,
+                                 struct netdev_linux *dev)
+    OVS_REQUIRES(dev->mutex);
 static void afxdp_port_close(struct afxdp_port *port,
                              struct netdev_linux *dev)
     OVS_REQUIRES(dev->mutex);
@@ -207,6 +224,8 @@ netdev_afxdp_init(void)
         afxdp_xdp_init();
         afxdp_offload_register();
         fatal_signal_add_hook(netdev_afxdp_fatal_hook, NULL, NULL, true);
+        /* Never destroyed: lives as long as the classes. */
+        rtnetlink_notifier_create(afxdp_link_changed, NULL);
         afxdp_stats_register_commands();
         ovsthread_once_done(&once);
     }
@@ -739,6 +758,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         for (int k = 0; k < AFXDP_MAX_PAIRS; k++) {
             afxdp_latency_hist_init(&q->pairs[k].hist);
         }
+        atomic_init(&q->dev_gone, false);
         ovs_spin_init(&q->lock);
     }
     port->netdev->n_rxq = n;
@@ -769,12 +789,32 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     numa_id = netdev_get_numa_id(netdev);
 
     ovs_mutex_lock(&dev->mutex);
-    if (port->xsks && afxdp_config_equals(&port->active, &port->requested)) {
-        ovs_mutex_unlock(&dev->mutex);
-        return 0;
+    if (port->xsks) {
+        int ifindex = if_nametoindex(netdev_get_name(netdev));
+
+        if (!ifindex) {
+            /* Keep the port as it is, queues and all, until a device of
+             * its name appears (see "Device removal" at the top). */
+            if (!port->dev_gone) {
+                afxdp_port_mark_gone(port, dev);
+            }
+            ovs_mutex_unlock(&dev->mutex);
+            return 0;
+        }
+        if (ifindex == port->ifindex && !port->dev_gone
+            && afxdp_config_equals(&port->active, &port->requested)) {
+            ovs_mutex_unlock(&dev->mutex);
+            return 0;
+        }
+        if (port->dev_gone || ifindex != port->ifindex) {
+            VLOG_INFO("%s: the device is back (index %d, was %d); reopening "
+                      "the port on it", netdev_get_name(netdev), ifindex,
+                      port->ifindex);
+        }
     }
 
     afxdp_port_close(port, dev);
+    port->dev_gone = false;
     free(port->zc_fallback);
     port->zc_fallback = NULL;
     free(port->error);
@@ -806,6 +846,17 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
 }
 
 /* Fast path. */
+
+/* True if the device of the port of 'q' is gone (see "Device removal" at
+ * the top).  Set by the main thread, read by the queue's users. */
+static inline bool
+afxdp_queue_dev_gone(struct netdev_afxdp_tx_lock *q)
+{
+    bool gone;
+
+    atomic_read_relaxed(&q->dev_gone, &gone);
+    return gone;
+}
 
 /* Tops up the fill ring of 'q' after 'n_given' frames went to OVS, and
  * wakes the kernel up if it asked for it. */
@@ -994,6 +1045,15 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     q = &dev->tx_locks[rxq_->queue_id];
     xsk = q->xsk;
     l = q->layout;
+
+    if (OVS_UNLIKELY(afxdp_queue_dev_gone(q))) {
+        /* The kernel unbound the socket: nothing comes, and waking it up
+         * would only fail. */
+        if (qfill) {
+            *qfill = 0;
+        }
+        return EAGAIN;
+    }
 
     n = xsk_ring_cons__peek(&xsk->rx, NETDEV_MAX_BURST, &idx);
     if (!n) {
@@ -1257,7 +1317,12 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     if (concurrent_txq) {
         ovs_spin_lock(&q->lock);
     }
-    afxdp_txq_send(q, batch);
+    if (OVS_UNLIKELY(afxdp_queue_dev_gone(q))) {
+        afxdp_counter_add(&q->tx_drop_no_device,
+                          dp_packet_batch_size(batch));
+    } else {
+        afxdp_txq_send(q, batch);
+    }
     if (concurrent_txq) {
         ovs_spin_unlock(&q->lock);
     }
@@ -1301,6 +1366,66 @@ netdev_afxdp_rxq_construct(struct netdev_rxq *rxq_)
 void
 netdev_afxdp_rxq_destruct(struct netdev_rxq *rxq OVS_UNUSED)
 {
+}
+
+/* Device removal (see the comment at the top). */
+
+/* Marks 'port', whose device is gone, as such: its queues stop receiving
+ * and sending, its status says why.  The sockets, UMEM and XDP handle stay
+ * until the next reconfiguration, which needs a device again. */
+static void
+afxdp_port_mark_gone(struct afxdp_port *port, struct netdev_linux *dev)
+    OVS_REQUIRES(dev->mutex)
+{
+    const char *name = netdev_get_name(port->netdev);
+
+    port->dev_gone = true;
+    /* The kernel took the program away with the device. */
+    atomic_store_relaxed(&port->ifindex_for_signal, 0);
+    for (int i = 0; dev->tx_locks && i < port->netdev->n_rxq; i++) {
+        atomic_store_relaxed(&dev->tx_locks[i].dev_gone, true);
+    }
+    free(port->error);
+    port->error = xasprintf("%s: the device is gone (deleted, or moved to "
+                            "another network namespace); the port resumes "
+                            "when a device named %s appears", name, name);
+    VLOG_WARN("%s", port->error);
+    netdev_change_seq_changed(port->netdev);
+}
+
+/* rtnetlink notifier: 'change' is a link change, or NULL if some were
+ * lost.  Asks the ports it may concern to check their device in
+ * reconfigure.  It may run with a netdev's mutex held (lib/netdev-linux.c
+ * reports some changes from inside its own processing), so it takes no
+ * netdev mutex: it reads each port's 'ifindex_for_signal'. */
+static void
+afxdp_link_changed(const struct rtnetlink_change *change,
+                   void *aux OVS_UNUSED)
+{
+    struct afxdp_port *port;
+
+    if (change && (!change->ifname
+                   || (change->nlmsg_type != RTM_NEWLINK
+                       && change->nlmsg_type != RTM_DELLINK))) {
+        return;
+    }
+    ovs_mutex_lock(&afxdp_ports_mutex);
+    HMAP_FOR_EACH (port, node, &afxdp_ports) {
+        int ifindex;
+
+        if (change && strcmp(change->ifname, netdev_get_name(port->netdev))) {
+            continue;
+        }
+        atomic_read_relaxed(&port->ifindex_for_signal, &ifindex);
+        if (!change
+            || (change->nlmsg_type == RTM_DELLINK
+                ? ifindex && change->if_index == ifindex
+                : change->if_index != ifindex)) {
+            /* Gone, back, or replaced: reconfigure finds out which. */
+            netdev_request_reconfigure(port->netdev);
+        }
+    }
+    ovs_mutex_unlock(&afxdp_ports_mutex);
 }
 
 /* Removes our XDP programs from every device on exit or a fatal signal,
