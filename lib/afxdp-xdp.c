@@ -408,17 +408,34 @@ afxdp_xdp_open(struct afxdp_xdp *xdp, bool dev_bound, char **msgp)
     return 0;
 }
 
-/* Records in 'xdp' whether libxdp attached it through its dispatcher. */
+/* Returns the id of the program attached to 'ifindex' in 'mode', 0 if none
+ * (or the device is gone). */
+static uint32_t
+afxdp_xdp_attached_id(int ifindex, enum afxdp_xdp_mode mode)
+{
+    LIBBPF_OPTS(bpf_xdp_query_opts, query);
+
+    if (bpf_xdp_query(ifindex, 0, &query)) {
+        return 0;
+    }
+    return mode == AFXDP_XDP_NATIVE ? query.drv_prog_id : query.skb_prog_id;
+}
+
+/* Records in 'xdp' whether libxdp attached it through its dispatcher: then
+ * the program on the device is the dispatcher, not ours.
+ *
+ * Neither this nor afxdp_xdp_detach() asks libxdp: up to version 1.3
+ * (Debian 12's), every xdp_multiprog__get_from_ifindex() on a device with a
+ * single program, which xdp_program__is_attached() and
+ * xdp_program__detach() call too, leaks a file descriptor of that program
+ * (xdp-tools issue 343), so that every deleted port left its program
+ * loaded in the kernel. */
 static void
 afxdp_xdp_query_kind(struct afxdp_xdp *xdp)
 {
-    struct xdp_multiprog *mp;
+    uint32_t id = afxdp_xdp_attached_id(xdp->ifindex, xdp->mode);
 
-    mp = xdp_multiprog__get_from_ifindex(xdp->ifindex);
-    if (mp && !libxdp_get_error(mp)) {
-        xdp->dispatcher = !xdp_multiprog__is_legacy(mp);
-        xdp_multiprog__close(mp);
-    }
+    xdp->dispatcher = id && id != xdp->prog_id;
 }
 
 /* Releases the BPF object and libxdp handle of 'xdp', if any, without
@@ -690,28 +707,24 @@ out:
     return error;
 }
 
-/* Detaches 'xdp''s device-bound program, attached by libbpf, if it is still
- * the one on the device.  Returns 0, ENOENT if it is not there any more, or
- * another positive errno. */
+/* Detaches 'xdp''s program, attached alone (not in a dispatcher), with
+ * file descriptor 'fd', if it is still the one on the device.  Returns 0,
+ * ENOENT if it is not there any more, or another positive errno. */
 static int
-afxdp_xdp_detach_dev_bound(struct afxdp_xdp *xdp)
+afxdp_xdp_detach_alone(struct afxdp_xdp *xdp, int fd)
 {
-    LIBBPF_OPTS(bpf_xdp_query_opts, query);
     LIBBPF_OPTS(bpf_xdp_attach_opts, opts);
+    uint32_t flags = (xdp->mode == AFXDP_XDP_NATIVE ? XDP_FLAGS_DRV_MODE
+                                                    : XDP_FLAGS_SKB_MODE);
     int ret;
 
-    ret = bpf_xdp_query(xdp->ifindex, 0, &query);
-    if (ret) {
-        return ret == -ENODEV ? ENOENT : -ret;
-    }
-    if (query.drv_prog_id != xdp->prog_id) {
+    if (afxdp_xdp_attached_id(xdp->ifindex, xdp->mode) != xdp->prog_id) {
         return ENOENT;
     }
     /* With XDP_FLAGS_REPLACE, only if ours is still the one attached. */
-    opts.old_prog_fd = bpf_program__fd(xdp->skel->progs.afxdp_ovs_dev);
-    ret = bpf_xdp_detach(xdp->ifindex, XDP_FLAGS_DRV_MODE | XDP_FLAGS_REPLACE,
-                         &opts);
-    return ret == -EEXIST ? ENOENT : -ret;
+    opts.old_prog_fd = fd;
+    ret = bpf_xdp_detach(xdp->ifindex, flags | XDP_FLAGS_REPLACE, &opts);
+    return ret == -EEXIST || ret == -ENODEV ? ENOENT : -ret;
 }
 
 void
@@ -724,7 +737,10 @@ afxdp_xdp_detach(struct afxdp_xdp *xdp)
     }
 
     if (xdp->dev_bound) {
-        error = afxdp_xdp_detach_dev_bound(xdp);
+        error = afxdp_xdp_detach_alone(
+            xdp, bpf_program__fd(xdp->skel->progs.afxdp_ovs_dev));
+    } else if (!xdp->dispatcher) {
+        error = afxdp_xdp_detach_alone(xdp, xdp_program__fd(xdp->prog));
     } else if (xdp_program__is_attached(xdp->prog, xdp->ifindex)
                == XDP_MODE_UNSPEC) {
         /* Asking libxdp first keeps it from complaining about a device, or
