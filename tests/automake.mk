@@ -32,7 +32,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-hints.at \
 	tests/afxdp-system-offload.at \
 	tests/afxdp-system-controller.at \
-	tests/afxdp-system-ovn.at
+	tests/afxdp-system-ovn.at \
+	tests/afxdp-system-faults.at
 
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \
@@ -343,3 +344,13 @@ check-upstream-suite-compare: all ovs-upstream-build
 	echo "=== comparison"; \
 	$(SHELL) '$(UPSTREAM_SUITE_SCRIPT)' compare \
 	  $(UPSTREAM_SUITE_OURS)/results $(UPSTREAM_SUITE_UPSTREAM)/results
+
+# The churn test at full length: 1,000 cycles of port deletion and addition
+# and link down and up under traffic (several minutes; CI runs 100).  Other
+# autotest options can follow in TESTSUITEFLAGS, e.g. TESTSUITEFLAGS=-d to
+# keep the test's log with its numbers.
+AFXDP_CHURN_CYCLES_LONG = 1000
+.PHONY: check-churn
+check-churn:
+	$(MAKE) check-system \
+	  TESTSUITEFLAGS='-k churn AFXDP_CHURN_CYCLES=$(AFXDP_CHURN_CYCLES_LONG) $(TESTSUITEFLAGS)'
