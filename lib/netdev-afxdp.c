@@ -1173,9 +1173,11 @@ afxdp_txq_kick(struct netdev_afxdp_tx_lock *q)
         int error = errno;
 
         /* EAGAIN, EBUSY, ENOBUFS: the kernel is busy, what is on the ring
-         * goes with the next kick.  ENETDOWN: the device is down. */
+         * goes with the next kick.  ENETDOWN: the device is down.  ENXIO:
+         * the device is gone, and the port is about to hear of it (see
+         * "Device removal" at the top). */
         if (error != EAGAIN && error != EBUSY && error != ENOBUFS
-            && error != ENETDOWN) {
+            && error != ENETDOWN && error != ENXIO) {
             afxdp_counter_add(&q->tx_kick_errors, 1);
             VLOG_WARN_RL(&rl, "queue %"PRIu32": AF_XDP tx kick failed: %s",
                          xsk->queue_id, ovs_strerror(error));
