@@ -53,6 +53,8 @@ struct netdev_afxdp_tx_lock {
         atomic_uint64_t rx_bytes;               /* Given to OVS. */
         atomic_uint64_t rx_fill_starved;        /* Fill refills cut short
                                                  * by an empty pool. */
+        atomic_uint64_t rx_drop_invalid;        /* Descriptors that do not
+                                                 * describe a frame. */
         const struct xdp_hints_decoder *hints;  /* NULL: hints off. */
         struct afxdp_latency_hist *k2p;         /* Kernel to PMD, if
                                                  * 'hints'. */

@@ -90,6 +90,7 @@ netdev_afxdp_get_stats(const struct netdev *netdev, struct netdev_stats *st)
                            + afxdp_counter_read(&q->tx_drop_oversize)
                            + afxdp_counter_read(&q->tx_drop_no_device));
         st->tx_errors += afxdp_counter_read(&q->tx_kick_errors);
+        st->rx_errors += afxdp_counter_read(&q->rx_drop_invalid);
         if (port->xsks && !afxdp_xsk_get_kernel_stats(q->xsk, &ks)) {
             st->rx_dropped += ks.rx_dropped + ks.rx_ring_full;
             st->rx_errors += ks.rx_invalid_descs;
@@ -200,7 +201,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         "xsk_rx_dropped", "xsk_rx_invalid_descs", "xsk_tx_invalid_descs",
         "xsk_rx_ring_full", "xsk_rx_fill_ring_empty", "xsk_tx_ring_empty",
     };
-    uint64_t drops[6] = { 0, 0, 0, 0, 0, 0 };
+    uint64_t drops[7] = { 0, 0, 0, 0, 0, 0, 0 };
     struct afxdp_xdp_stats ps;
     int n = port->netdev->n_rxq;
 
@@ -219,6 +220,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         drops[3] += afxdp_counter_read(&q->tx_kick_errors);
         drops[4] += afxdp_counter_read(&q->rx_fill_starved);
         drops[5] += afxdp_counter_read(&q->tx_drop_no_device);
+        drops[6] += afxdp_counter_read(&q->rx_drop_invalid);
     }
     afxdp_stat(b, drops[0], "afxdp_tx_drop_no_frame");
     afxdp_stat(b, drops[1], "afxdp_tx_drop_ring_full");
@@ -226,6 +228,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     afxdp_stat(b, drops[3], "afxdp_tx_kick_errors");
     afxdp_stat(b, drops[4], "afxdp_rx_fill_starved");
     afxdp_stat(b, drops[5], "afxdp_tx_drop_no_device");
+    afxdp_stat(b, drops[6], "afxdp_rx_drop_invalid");
     afxdp_port_hints_stats(port, b);
 
     for (int i = 0; i < n; i++) {

@@ -156,6 +156,8 @@ afxdp_pool_create(const struct afxdp_pool_params *p,
     }
     pool->layout.frame_shift = log_2_floor(p->frame_size);
     pool->layout.frame_mask = ~(uint64_t) (p->frame_size - 1);
+    pool->layout.area_size = ((uint64_t) p->n_frames
+                              << pool->layout.frame_shift);
 
     error = afxdp_pool_map_area(pool, p, errp);
     if (error) {

@@ -117,6 +117,7 @@ struct afxdp_pool_layout {
     struct dp_packet_afxdp *pkts;   /* One per frame, index = addr >> shift. */
     uint64_t frame_mask;            /* ~(frame_size - 1). */
     unsigned int frame_shift;       /* log2(frame_size). */
+    uint64_t area_size;             /* n_frames << frame_shift. */
     uint64_t *rx_ts;                /* Per frame: CLOCK_MONOTONIC ns of the
                                      * XDP hint the frame arrived with, 0 if
                                      * none.  Written by the rx queue that
@@ -146,6 +147,22 @@ static inline struct dp_packet_afxdp *
 afxdp_pool_packet(const struct afxdp_pool_layout *l, uint64_t addr)
 {
     return &l->pkts[addr >> l->frame_shift];
+}
+
+/* True if a received descriptor, 'len' bytes at UMEM offset 'addr',
+ * describes a frame OVS can take: inside the area, not running past the
+ * end of its frame, and long enough for an Ethernet header ('min_len').
+ * The kernel only writes such descriptors; the check keeps a bad one (a
+ * kernel or driver bug, or memory written by someone else) from making
+ * OVS read outside the frame. */
+static inline bool
+afxdp_pool_rx_desc_ok(const struct afxdp_pool_layout *l, uint64_t addr,
+                      uint32_t len, uint32_t min_len)
+{
+    uint64_t in_frame = addr & ~l->frame_mask;
+
+    return (addr < l->area_size && len >= min_len
+            && len <= (~l->frame_mask + 1) - in_frame);
 }
 
 /* Returns the address of the frame that 'xp' describes. */

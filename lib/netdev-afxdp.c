@@ -1034,9 +1034,10 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     struct netdev_afxdp_tx_lock *q;
     const struct afxdp_pool_layout *l;
     struct afxdp_rx_hints_batch hb = { 0, 0, 0 };
+    uint64_t bad[NETDEV_MAX_BURST];
+    uint32_t n, idx, n_bad = 0, n_outside = 0;
     struct afxdp_xsk *xsk;
     uint64_t bytes = 0, now;
-    uint32_t n, idx;
 
     if (OVS_UNLIKELY(!dev->tx_locks
                      || rxq_->queue_id >= rxq_->netdev->n_rxq)) {
@@ -1068,9 +1069,22 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     for (uint32_t i = 0; i < n; i++) {
         const struct xdp_desc *desc = xsk_ring_cons__rx_desc(&xsk->rx,
                                                              idx + i);
-        struct dp_packet_afxdp *xp = afxdp_pool_packet(l, desc->addr);
-        uint64_t frame = afxdp_pool_frame_addr(l, desc->addr);
+        struct dp_packet_afxdp *xp;
+        uint64_t frame;
 
+        if (OVS_UNLIKELY(!afxdp_pool_rx_desc_ok(l, desc->addr, desc->len,
+                                                ETH_HEADER_LEN))) {
+            /* Dropped: a frame of ours goes back to the pool below; an
+             * address outside the UMEM is no frame at all. */
+            if (desc->addr < l->area_size) {
+                bad[n_bad++] = afxdp_pool_frame_addr(l, desc->addr);
+            } else {
+                n_outside++;
+            }
+            continue;
+        }
+        xp = afxdp_pool_packet(l, desc->addr);
+        frame = afxdp_pool_frame_addr(l, desc->addr);
         dp_packet_use_afxdp(&xp->packet, afxdp_pool_ptr(l, desc->addr),
                             q->frame_size, desc->addr - frame);
         dp_packet_set_size(&xp->packet, desc->len);
@@ -1083,7 +1097,16 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     /* The release barrier in libxdp's release pairs with the kernel's
      * acquire of the rx consumer: we are done with the descriptors. */
     xsk_ring_cons__release(&xsk->rx, n);
-    afxdp_rxq_refill(q, n);
+    afxdp_rxq_refill(q, n - n_outside);
+    if (OVS_UNLIKELY(n_bad || n_outside)) {
+        afxdp_pool_from_ovs(q->pool, bad, n_bad);
+        afxdp_counter_add(&q->rx_drop_invalid, n_bad + n_outside);
+        VLOG_WARN_RL(&rl, "%s: queue %"PRIu32": dropped %"PRIu32" "
+                     "received descriptor(s) that describe no valid frame",
+                     netdev_get_name(rxq_->netdev), xsk->queue_id,
+                     n_bad + n_outside);
+        n -= n_bad + n_outside;
+    }
 
     afxdp_counter_add(&q->rx_packets, n);
     afxdp_counter_add(&q->rx_bytes, bytes);
@@ -1095,7 +1118,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     if (qfill) {
         *qfill = xsk_cons_nb_avail(&xsk->rx, UINT32_MAX);
     }
-    return 0;
+    return n ? 0 : EAGAIN;
 }
 
 /* Returns to their pools, a pool at a time, the frames of the AF_XDP

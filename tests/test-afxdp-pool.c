@@ -262,6 +262,45 @@ test_threads(void)
     printf("threads: ok\n");
 }
 
+/* Received descriptors: what the rx path takes and what it drops. */
+static void
+test_rx_desc(void)
+{
+    struct afxdp_pool *pool = make_pool(8);
+    const struct afxdp_pool_layout *l = afxdp_pool_layout(pool);
+    static const struct {
+        uint64_t addr;
+        uint32_t len;
+        bool ok;
+    } cases[] = {
+        { 256, 60, true },                  /* Usual: after the headroom. */
+        { 256, FRAME - 256, true },         /* Fills the rest of its frame. */
+        { 256, FRAME - 255, false },        /* One byte into the next. */
+        { 7 * FRAME + 256, 1500, true },    /* Last frame. */
+        { 7 * FRAME + 256, FRAME, false },  /* Past the end of the area. */
+        { 8 * FRAME, 60, false },           /* Outside the area. */
+        { UINT64_MAX - 10, 60, false },     /* Far outside, no wrap. */
+        { 256, 14, true },                  /* Just an Ethernet header. */
+        { 256, 13, false },                 /* Runt: less than that. */
+        { 256, 0, false },                  /* Empty. */
+        { 3 * FRAME, FRAME, true },         /* No headroom, whole frame. */
+        { 3 * FRAME + FRAME - 1, 14, false }, /* Starts at the frame's
+                                               * last byte. */
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        bool ok = afxdp_pool_rx_desc_ok(l, cases[i].addr, cases[i].len, 14);
+
+        if (ok != cases[i].ok) {
+            ovs_fatal(0, "rx desc %"PRIuSIZE" (addr %"PRIu64", len %"PRIu32
+                      "): %s, expected %s", i, cases[i].addr, cases[i].len,
+                      ok ? "ok" : "bad", cases[i].ok ? "ok" : "bad");
+        }
+    }
+    afxdp_pool_release(pool);
+    printf("rx descriptors: ok\n");
+}
+
 static void
 test_afxdp_pool_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
@@ -270,6 +309,7 @@ test_afxdp_pool_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_ovs_accounting();
     test_late_free();
     test_threads();
+    test_rx_desc();
     printf("PASS\n");
 }
 
