@@ -62,10 +62,12 @@ afxdp_xsk_have_ipc_lock(void)
 }
 
 /* Makes sure the kernel will let us pin 'bytes' of UMEM: either we have
- * CAP_IPC_LOCK, or RLIMIT_MEMLOCK is (or can be raised to be) large
- * enough.  Returns 0 or an errno with a message for the user in '*errp'. */
-static int
-afxdp_xsk_check_memlock(const char *devname, size_t bytes, char **errp)
+ * CAP_IPC_LOCK, or RLIMIT_MEMLOCK is large enough, or can be raised to be
+ * (and, if 'raise', is raised).  Returns 0 or ENOBUFS with a message for
+ * the user, starting with 'devname', in '*errp'. */
+int
+afxdp_xsk_check_memlock(const char *devname, uint64_t bytes, bool raise,
+                        char **errp)
 {
     struct rlimit rl;
 
@@ -79,14 +81,17 @@ afxdp_xsk_check_memlock(const char *devname, size_t bytes, char **errp)
         return 0;
     }
     if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= bytes) {
+        if (!raise) {
+            return 0;
+        }
         rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? RLIM_INFINITY : bytes;
         if (!setrlimit(RLIMIT_MEMLOCK, &rl)) {
-            VLOG_INFO("%s: raised RLIMIT_MEMLOCK to pin %"PRIuSIZE" bytes of "
+            VLOG_INFO("%s: raised RLIMIT_MEMLOCK to pin %"PRIu64" bytes of "
                       "UMEM", devname, bytes);
             return 0;
         }
     }
-    *errp = xasprintf("%s: cannot pin %"PRIuSIZE" bytes of UMEM: "
+    *errp = xasprintf("%s: cannot pin %"PRIu64" bytes of UMEM: "
                       "RLIMIT_MEMLOCK is %llu bytes and cannot be raised; "
                       "raise it (ulimit -l, LimitMEMLOCK=) or run "
                       "ovs-vswitchd with CAP_IPC_LOCK, or use fewer frames "
@@ -209,10 +214,18 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
                                &xsk->fill, &xsk->comp, &ucfg);
         if (ret) {
             *umemp = NULL;
+            /* ENOBUFS: the pages would go over RLIMIT_MEMLOCK, which the
+             * kernel counts for all the UMEMs of the user, not only this
+             * one (afxdp_xsk_check_memlock() could only check this one). */
             *errp = xasprintf("%s: cannot register the UMEM (%"PRIuSIZE
-                              " bytes): %s", devname,
+                              " bytes): %s%s", devname,
                               afxdp_pool_area_size(set->pool),
-                              ovs_strerror(-ret));
+                              ovs_strerror(-ret),
+                              ret == -ENOBUFS
+                              ? "; the UMEMs of all ports together exceed "
+                                "RLIMIT_MEMLOCK: raise it (ulimit -l, "
+                                "LimitMEMLOCK=) or run ovs-vswitchd with "
+                                "CAP_IPC_LOCK, or use fewer frames" : "");
             free_cacheline(xsk);
             return -ret;
         }
@@ -318,7 +331,7 @@ afxdp_xsk_set_open(const char *devname, struct afxdp_pool *pool,
     *setp = NULL;
     *errp = NULL;
     error = afxdp_xsk_check_memlock(devname, afxdp_pool_area_size(pool),
-                                    errp);
+                                    true, errp);
     if (error) {
         return error;
     }

@@ -99,6 +99,8 @@ struct afxdp_xsk_set {
     struct afxdp_xsk **xsks;    /* Socket i is bound to rx queue i. */
 };
 
+int afxdp_xsk_check_memlock(const char *devname, uint64_t bytes, bool raise,
+                            char **errp);
 int afxdp_xsk_set_open(const char *devname, struct afxdp_pool *,
                        int n_queues, const struct afxdp_xsk_params *,
                        const struct afxdp_xsk_queue_params *,

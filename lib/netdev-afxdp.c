@@ -345,14 +345,21 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
 
     error = afxdp_config_parse(netdev_get_name(netdev), args, &cfg, errp);
     if (!error) {
-        /* The queue geometry depends on the device: check it here too, so
-         * that a bad one is reported like any bad value instead of failing
-         * the port in reconfigure. */
+        /* The queue geometry depends on the device, and whether the UMEM
+         * can be pinned on the process's limits: check them here too, so
+         * that they are reported like any bad value, before anything
+         * touches the device, instead of failing the port in reconfigure
+         * (where the bridge would retry it on every link change). */
         const char *name = netdev_get_name(netdev);
+        int n = afxdp_plan_queues(name, &cfg, afxdp_device_n_rxq(name),
+                                  errp);
 
-        if (!afxdp_plan_queues(name, &cfg, afxdp_device_n_rxq(name),
-                               errp)) {
+        if (!n) {
             error = EINVAL;
+        } else {
+            error = afxdp_xsk_check_memlock(
+                name, ((uint64_t) afxdp_config_n_frames(&cfg, n)
+                       * AFXDP_CONFIG_FRAME_SIZE), false, errp);
         }
     }
     if (error) {
