@@ -36,6 +36,17 @@
       receiving host's own traffic) are ignored.  Prints a summary line and
       one line per problem; exits 0 when all frames arrived intact, 1 if not.
 
+  malformed --src MAC --dst MAC [--oversize N] OUT.pcap
+      Writes frames that are short or lie about their headers: an Ethernet
+      header alone (14 bytes, the least the kernel sends), 15 to 59 bytes,
+      IPv4, IPv6, 802.1Q, 802.1ad, ARP and TCP headers cut short, IPv4
+      headers whose length fields claim more than there is.  They carry no
+      marker.  With --oversize N, a single frame of N bytes instead.
+
+  compare-exact SENT.pcap RECEIVED.pcap
+      Like 'compare' for frames without a marker: each frame of SENT.pcap
+      must appear in RECEIVED.pcap exactly as many times as in SENT.pcap.
+
   corrupt IN.pcap OUT.pcap
       Copies IN.pcap, flipping the last byte of frame 1, dropping frame 2
       and sending frame 3 twice (used by the unit tests to show that
@@ -267,6 +278,52 @@ def cmd_compare(args):
     return 1 if problems else 0
 
 
+def cmd_malformed(args):
+    Ether, _, IP, _, _, _, _, wrpcap = _scapy()
+    from scapy.layers.inet import TCP
+
+    def eth(ethertype):
+        return bytes(Ether(dst=args.dst, src=args.src, type=ethertype))
+
+    if args.oversize:
+        frames = [eth(ETHERTYPE_LOCAL) + bytes(args.oversize - 14)]
+    else:
+        tcp = bytes(Ether(dst=args.dst, src=args.src) / IP(dst="10.1.1.2")
+                    / TCP(dataofs=15))
+        frames = [eth(ETHERTYPE_LOCAL)]
+        frames += [eth(ETHERTYPE_LOCAL) + bytes(range(n)) for n in (1, 16, 45)]
+        frames += [
+            eth(0x0800) + b"\x45\x00\x00",                 # IPv4, 3 bytes.
+            eth(0x0800) + bytes(IP(dst="10.1.1.2", ihl=15))[:20],
+            eth(0x0800) + bytes(IP(dst="10.1.1.2", len=1000)),
+            eth(0x86DD) + b"\x60" + bytes(19),               # IPv6, 20 bytes.
+            eth(0x8100) + b"\x00\x05",                      # 802.1Q, 2 bytes.
+            eth(0x88A8) + b"\x00\x05\x81\x00\x00",          # 802.1ad.
+            eth(0x0806) + bytes(8),                         # ARP, 8 bytes.
+            tcp[:54],                                       # TCP, 20 bytes.
+        ]
+    wrpcap(args.out, [Ether(f) for f in frames])
+    print("%d frames of %d to %d bytes" % (len(frames), min(map(len, frames)),
+                                           max(map(len, frames))))
+    return 0
+
+
+def cmd_compare_exact(args):
+    sent = _read(args.sent)
+    received = _read(args.received)
+    problems = []
+    for i, frame in enumerate(sent):
+        want, got = sent.count(frame), received.count(frame)
+        if want != got:
+            problems.append("frame %d (%d bytes): received %d times, sent %d"
+                            % (i, len(frame), got, want))
+    print("%d frames sent, %d received as sent"
+          % (len(sent), len(sent) - len(problems)))
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
 def cmd_corrupt(args):
     Ether, _, _, _, _, _, _, wrpcap = _scapy()
     frames = _read(args.pcap)
@@ -307,6 +364,18 @@ def main():
     p.add_argument("sent")
     p.add_argument("received")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("malformed")
+    p.add_argument("--src", required=True)
+    p.add_argument("--dst", required=True)
+    p.add_argument("--oversize", type=int, default=0)
+    p.add_argument("out")
+    p.set_defaults(func=cmd_malformed)
+
+    p = sub.add_parser("compare-exact")
+    p.add_argument("sent")
+    p.add_argument("received")
+    p.set_defaults(func=cmd_compare_exact)
 
     p = sub.add_parser("corrupt")
     p.add_argument("pcap")

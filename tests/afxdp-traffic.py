@@ -23,17 +23,22 @@
       Connects (retrying until the timeout), sends FILE, closes, prints the
       byte count and the throughput.
 
-  udp-recv --port P [--ready FILE] [--duration S] [--idle S]
+  udp-recv --port P [--ready FILE] [--duration S] [--idle S] [--check]
       Counts UDP datagrams until --duration seconds passed or nothing came
       for --idle seconds after the first one; prints "received N datagrams
-      from F flows".
+      from F flows".  With --check, also checks each payload against what
+      udp-send puts in it and prints "corrupted N" (datagrams whose payload
+      differs).
 
   udp-send --host H --port P [--count N] [--flows F] [--size B]
            [--rate PPS] [--duration S]
       Sends N datagrams (or, with --duration, as many as fit in S seconds)
       of B bytes of payload, round-robin from F source ports (F flows, so
       that RSS spreads them over queues), at most PPS per second (0: as
-      fast as possible).  Prints the number sent.
+      fast as possible).  Prints the number sent.  A payload of 8 bytes or
+      more starts with the datagram's sequence number (64 bits, network
+      order), followed by bytes that count up from that number (mod 256),
+      so that a byte changed, or a payload swapped with another, shows.
 
 Every command gives up after its timeout and exits nonzero then.  Plain
 Python 3, no scapy needed.
@@ -43,8 +48,34 @@ import argparse
 import errno
 import os
 import socket
+import struct
 import sys
 import time
+
+_SEQ = struct.Struct("!Q")
+
+
+class _Payloads:
+    """The payloads of udp-send: see the module's documentation."""
+
+    def __init__(self, size):
+        self.size = size
+        body = max(size - _SEQ.size, 0)
+        self.bodies = [bytes((k + i) & 0xFF for i in range(body))
+                       for k in range(256)]
+
+    def make(self, seq):
+        if self.size < _SEQ.size:
+            return bytes(i & 0xFF for i in range(self.size))
+        return _SEQ.pack(seq) + self.bodies[seq & 0xFF]
+
+    @staticmethod
+    def intact(data):
+        if len(data) < _SEQ.size:
+            return data == bytes(i & 0xFF for i in range(len(data)))
+        seq = _SEQ.unpack_from(data)[0]
+        rest = data[_SEQ.size:]
+        return all(b == (seq + i) & 0xFF for i, b in enumerate(rest))
 
 
 def _family(host):
@@ -135,6 +166,7 @@ def cmd_udp_recv(args):
     _touch(args.ready)
     deadline = time.monotonic() + args.duration
     count = 0
+    corrupted = 0
     flows = set()
     while True:
         now = time.monotonic()
@@ -150,7 +182,11 @@ def cmd_udp_recv(args):
             continue
         count += 1
         flows.add(peer[:2])
+        if args.check and not _Payloads.intact(data):
+            corrupted += 1
     print("received %d datagrams from %d flows" % (count, len(flows)))
+    if args.check:
+        print("corrupted %d" % corrupted)
     return 0
 
 
@@ -160,7 +196,7 @@ def cmd_udp_send(args):
         s = socket.socket(_family(args.host), socket.SOCK_DGRAM)
         s.bind(("", 0))
         socks.append(s)
-    payload = bytes(i & 0xFF for i in range(args.size))
+    payloads = _Payloads(args.size)
     dst = (args.host, args.port)
     start = time.monotonic()
     end = start + args.duration if args.duration else None
@@ -175,7 +211,7 @@ def cmd_udp_send(args):
             if ahead > 0:
                 time.sleep(ahead)
         try:
-            socks[i % len(socks)].sendto(payload, dst)
+            socks[i % len(socks)].sendto(payloads.make(sent), dst)
             sent += 1
         except OSError as e:
             if e.errno not in (errno.ENOBUFS, errno.EAGAIN,
@@ -212,6 +248,7 @@ def main():
     p.add_argument("--ready")
     p.add_argument("--duration", type=float, default=30)
     p.add_argument("--idle", type=float, default=2)
+    p.add_argument("--check", action="store_true")
     p.set_defaults(func=cmd_udp_recv)
 
     p = sub.add_parser("udp-send")
