@@ -90,6 +90,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
+#include "openvswitch/shash.h"
 #include "openvswitch/thread.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
@@ -780,13 +781,76 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     return 0;
 }
 
+/* Failed openings, by device name.  A port that fails in reconfigure after
+ * attaching its XDP program (e.g. zero-copy refused by the driver) makes
+ * link changes (attach, detach); the bridge's interface notifier answers
+ * each link change by trying to add the failed port again, which would
+ * fail the same way, for ever.  So the same device and configuration are
+ * not tried again for AFXDP_FAILURE_HOLD_MS: the attempt fails at once,
+ * with the same message, touching nothing.  A changed configuration, a new
+ * device of the name, or the time passing lets the next attempt through.
+ * The record outlives the netdev, which the bridge destroys and creates
+ * again between attempts.  Main thread only, like reconfigure. */
+#define AFXDP_FAILURE_HOLD_MS 5000
+
+struct afxdp_failure {
+    int ifindex;                    /* Device index at the attempt. */
+    struct afxdp_config cfg;        /* Requested configuration. */
+    int error;                      /* Positive errno. */
+    char *msg;                      /* Its message. */
+    long long int when;             /* time_msec() of the attempt. */
+};
+
+static struct shash afxdp_failures = SHASH_INITIALIZER(&afxdp_failures);
+
+/* Records the outcome 'error' (0: success) of opening device 'name', index
+ * 'ifindex', with 'cfg', and its message 'msg' (copied). */
+static void
+afxdp_failure_record(const char *name, int ifindex,
+                     const struct afxdp_config *cfg, int error,
+                     const char *msg)
+{
+    struct afxdp_failure *f = shash_find_and_delete(&afxdp_failures, name);
+
+    if (f) {
+        free(f->msg);
+        free(f);
+    }
+    if (error) {
+        f = xzalloc(sizeof *f);
+        f->ifindex = ifindex;
+        f->cfg = *cfg;
+        f->error = error;
+        f->msg = xstrdup(msg ? msg : "");
+        f->when = time_msec();
+        shash_add(&afxdp_failures, name, f);
+    }
+}
+
+/* If opening device 'name', index 'ifindex', with 'cfg' failed less than
+ * AFXDP_FAILURE_HOLD_MS ago, returns its errno and a copy of its message in
+ * '*msgp'; otherwise returns 0. */
+static int
+afxdp_failure_recall(const char *name, int ifindex,
+                     const struct afxdp_config *cfg, char **msgp)
+{
+    struct afxdp_failure *f = shash_find_data(&afxdp_failures, name);
+
+    if (f && f->ifindex == ifindex && afxdp_config_equals(&f->cfg, cfg)
+        && time_msec() - f->when < AFXDP_FAILURE_HOLD_MS) {
+        *msgp = xstrdup(f->msg);
+        return f->error;
+    }
+    return 0;
+}
+
 int
 netdev_afxdp_reconfigure(struct netdev *netdev)
 {
     struct netdev_linux *dev = netdev_linux_cast(netdev);
     struct afxdp_port *port = afxdp_port_lookup(netdev);
     char *msg = NULL;
-    int error, numa_id;
+    int error, numa_id, ifindex;
 
     if (!port) {
         return ENODEV;
@@ -797,8 +861,7 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
 
     ovs_mutex_lock(&dev->mutex);
     if (port->xsks) {
-        int ifindex = if_nametoindex(netdev_get_name(netdev));
-
+        ifindex = if_nametoindex(netdev_get_name(netdev));
         if (!ifindex) {
             /* Keep the port as it is, queues and all, until a device of
              * its name appears (see "Device removal" at the top). */
@@ -827,10 +890,22 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     free(port->error);
     port->error = NULL;
 
-    error = afxdp_port_open(port, dev, numa_id, &msg);
+    ifindex = if_nametoindex(netdev_get_name(netdev));
+    error = afxdp_failure_recall(netdev_get_name(netdev), ifindex,
+                                 &port->requested, &msg);
     if (error) {
-        VLOG_ERR("%s", msg);
+        VLOG_DBG("%s (not tried again: it failed so moments ago)", msg);
         port->error = msg;
+    } else {
+        error = afxdp_port_open(port, dev, numa_id, &msg);
+        afxdp_failure_record(netdev_get_name(netdev), ifindex,
+                             &port->requested, error, msg);
+    }
+    if (error) {
+        if (!port->error) {
+            VLOG_ERR("%s", msg);
+            port->error = msg;
+        }
     } else {
         VLOG_INFO("%s: AF_XDP %s mode, %d queue(s), need_wakeup %s, "
                   "%"PRIu32" UMEM frames, XDP program attached as %s",
