@@ -117,6 +117,11 @@ struct afxdp_port {
     char *error;                    /* Why the port is not working. */
     bool dev_gone;                  /* The device 'ifindex' was removed
                                      * under the open sockets. */
+    atomic_int link_ifindex;        /* 'ifindex' while the port has
+                                     * sockets (also once its device is
+                                     * gone), else 0: for the rtnetlink
+                                     * notifier. */
+    atomic_bool link_gone;          /* 'dev_gone', for the notifier. */
     atomic_int ifindex_for_signal;  /* 'ifindex' for the fatal signal
                                      * hook, 0 if no program attached. */
     uint32_t id;                    /* Unique in this process, never 0. */

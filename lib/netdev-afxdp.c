@@ -270,6 +270,8 @@ netdev_afxdp_construct(struct netdev *netdev_)
     port->queues = &dev->tx_locks;
     afxdp_config_init(&port->requested);
     atomic_init(&port->ifindex_for_signal, 0);
+    atomic_init(&port->link_ifindex, 0);
+    atomic_init(&port->link_gone, false);
     port->offload = afxdp_offload_create(netdev_get_name(netdev_));
 
     ovs_mutex_lock(&afxdp_ports_mutex);
@@ -487,6 +489,8 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
     port->pool = NULL;
 
     atomic_store_relaxed(&port->ifindex_for_signal, 0);
+    atomic_store_relaxed(&port->link_ifindex, 0);
+    atomic_store_relaxed(&port->link_gone, false);
     afxdp_offload_detach(port->offload);
     xdp_hints_decoder_destroy(port->hints_dec);
     port->hints_dec = NULL;
@@ -746,6 +750,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
 
     afxdp_port_note_modes(port);
     atomic_store_relaxed(&port->ifindex_for_signal, port->ifindex);
+    atomic_store_relaxed(&port->link_ifindex, port->ifindex);
     port->active = *cfg;
     port->n_rxq = n;
     dev->tx_locks = xzalloc_cacheline(n * sizeof *dev->tx_locks);
@@ -1487,6 +1492,7 @@ afxdp_port_mark_gone(struct afxdp_port *port, struct netdev_linux *dev)
     const char *name = netdev_get_name(port->netdev);
 
     port->dev_gone = true;
+    atomic_store_relaxed(&port->link_gone, true);
     /* The kernel took the program away with the device. */
     atomic_store_relaxed(&port->ifindex_for_signal, 0);
     for (int i = 0; dev->tx_locks && i < port->netdev->n_rxq; i++) {
@@ -1504,7 +1510,9 @@ afxdp_port_mark_gone(struct afxdp_port *port, struct netdev_linux *dev)
  * lost.  Asks the ports it may concern to check their device in
  * reconfigure.  It may run with a netdev's mutex held (lib/netdev-linux.c
  * reports some changes from inside its own processing), so it takes no
- * netdev mutex: it reads each port's 'ifindex_for_signal'. */
+ * netdev mutex: it reads each port's 'link_ifindex' and 'link_gone'.
+ * Ports without sockets are left alone: they have nothing to check, and a
+ * reconfiguration of a port costs every PMD thread a reload. */
 static void
 afxdp_link_changed(const struct rtnetlink_change *change,
                    void *aux OVS_UNUSED)
@@ -1518,16 +1526,19 @@ afxdp_link_changed(const struct rtnetlink_change *change,
     }
     ovs_mutex_lock(&afxdp_ports_mutex);
     HMAP_FOR_EACH (port, node, &afxdp_ports) {
+        bool gone;
         int ifindex;
 
         if (change && strcmp(change->ifname, netdev_get_name(port->netdev))) {
             continue;
         }
-        atomic_read_relaxed(&port->ifindex_for_signal, &ifindex);
-        if (!change
-            || (change->nlmsg_type == RTM_DELLINK
-                ? ifindex && change->if_index == ifindex
-                : change->if_index != ifindex)) {
+        atomic_read_relaxed(&port->link_ifindex, &ifindex);
+        atomic_read_relaxed(&port->link_gone, &gone);
+        if (ifindex
+            && (!change
+                || (change->nlmsg_type == RTM_DELLINK
+                    ? !gone && change->if_index == ifindex
+                    : gone || change->if_index != ifindex))) {
             /* Gone, back, or replaced: reconfigure finds out which. */
             netdev_request_reconfigure(port->netdev);
         }
