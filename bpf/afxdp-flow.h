@@ -12,11 +12,23 @@
  * Masked lookup, like OVS's megaflow classifier: the table
  * 'afxdp_flow_masks' lists up to AFXDP_FLOW_MAX_MASKS masks in slots, and
  * 'order[0..n_masks)' the slots to try, in order.  For each, the program
- * ANDs the key with the slot's mask, writes the slot number in
- * 'mask_slot', and looks the result up in the hash map 'afxdp_flows'.  The
- * first hit wins (OVS's megaflows do not overlap, so the order only
- * matters for speed: userspace puts the busiest masks first, from the
- * per-CPU hit counts of each slot in 'afxdp_mask_hits').
+ * writes the slot number in the key's 'mask_slot' and looks up the slot's
+ * map key: the words of the key (64-bit, in memory order) that the slot's
+ * 'words' name, each ANDed with the same word of the mask, in the flow map
+ * the slot's 'map' names.  The first hit wins (OVS's megaflows do not
+ * overlap, so the order only matters for speed: userspace puts the busiest
+ * masks first, from the per-CPU hit counts of each slot in
+ * 'afxdp_mask_hits').
+ *
+ * Compact keys: the map key is hashed (jhash) on every lookup, and most
+ * megaflows match a few words of the 64-byte key (eth_type and the
+ * fragment bits; or the Ethernet addresses; or an IPv4 5-tuple), so a
+ * slot's flows go in the smallest of three maps whose key holds the words
+ * its mask does not zero: 'afxdp_flows16' (2 words), 'afxdp_flows32' (4)
+ * or 'afxdp_flows' (all 8, in order).  Unused gather positions name a word
+ * the mask zeroes.  A slot's mask has 'mask_slot' all ones, so the slot
+ * number is always in its map key.  afxdp_flow_slot_set() and
+ * afxdp_flow_map_key() below are userspace's side of this.
  *
  * Update protocol (userspace), so that the program never uses a mask that
  * is being rewritten: a slot's mask is written only while the slot is not
@@ -38,6 +50,7 @@
 #define AFXDP_FLOW_MAX_FLOWS 8192   /* Flows per port. */
 #define AFXDP_FLOW_MAX_ACTIONS 4    /* Actions per flow. */
 #define AFXDP_FLOW_MAX_EGRESS 256   /* Devices flows of a port output to. */
+#define AFXDP_FLOW_KEY_WORDS 8      /* 64-bit words in a key. */
 
 /* Bits of 'nw_frag', as OVS's FLOW_NW_FRAG_*. */
 #define AFXDP_FLOW_FRAG_ANY   (1u << 0)   /* A fragment. */
@@ -59,8 +72,9 @@ struct afxdp_flow_key {
     __u8 nw_tos;                /* IPv4 TOS or IPv6 traffic class. */
     __u8 nw_ttl;                /* IPv4 TTL or IPv6 hop limit. */
     __u8 nw_frag;               /* AFXDP_FLOW_FRAG_* bits. */
-    __u8 mask_slot;             /* In 'afxdp_flows' keys only: the slot of
-                                 * the mask the key was masked with. */
+    __u8 mask_slot;             /* In map keys only: the slot of the mask
+                                 * the key was masked with (all ones in
+                                 * the slot's mask). */
     __u8 pad0;
     __be16 tp_src;              /* L4 source port, or htons(ICMP type). */
     __be16 tp_dst;              /* L4 destination port, or htons(code). */
@@ -69,10 +83,30 @@ struct afxdp_flow_key {
     __u32 pad1;
 };
 
+/* The flow maps, by key size. */
+enum afxdp_flow_map {
+    AFXDP_FLOW_MAP_16,          /* 'afxdp_flows16': 2 words. */
+    AFXDP_FLOW_MAP_32,          /* 'afxdp_flows32': 4 words. */
+    AFXDP_FLOW_MAP_64,          /* 'afxdp_flows': the whole key. */
+    AFXDP_FLOW_N_MAPS
+};
+
+/* Words of the key in a map's key. */
+#define AFXDP_FLOW_MAP_WORDS(MAP) (2u << (MAP))
+
+/* Where the flows of one mask slot are. */
+struct afxdp_flow_slot {
+    __u8 map;                               /* enum afxdp_flow_map. */
+    __u8 words[AFXDP_FLOW_KEY_WORDS];       /* The key's words that make
+                                             * the map key, in order. */
+    __u8 pad[7];
+};
+
 /* The mask table, the one entry of the ARRAY map 'afxdp_flow_masks'. */
 struct afxdp_flow_masks {
     __u32 n_masks;                          /* Slots in 'order'. */
     __u8 order[AFXDP_FLOW_MAX_MASKS];       /* Slots to try, in order. */
+    struct afxdp_flow_slot slots[AFXDP_FLOW_MAX_MASKS];
     struct afxdp_flow_key masks[AFXDP_FLOW_MAX_MASKS];
 };
 
@@ -101,14 +135,76 @@ struct afxdp_flow_entry {
     __be16 vlan_tci;                    /* ACT_PUSH_VLAN, as on the wire. */
     __u8 eth_dst[6], eth_dst_mask[6];   /* ACT_SET_ETH. */
     __u8 eth_src[6], eth_src_mask[6];
-    /* Counters, per CPU. */
+    /* Counters, per CPU.  No time of last use: reading a clock costs
+     * the program more than userspace noticing that 'packets' moved. */
     __u64 packets;
     __u64 bytes;                        /* Frame bytes at ingress. */
-    __u64 used_ns;                      /* CLOCK_MONOTONIC_COARSE, 0 if
-                                         * never used. */
     __u16 tcp_flags;                    /* OR of the TCP flags seen, host
                                          * byte order. */
     __u16 pad[3];
 };
+
+#ifndef __bpf__
+/* Userspace's side of the compact keys (lib/afxdp-offload.c, the tests). */
+
+/* Writes 'mask' (whose 'mask_slot' is ignored) into slot 'slot' of 't',
+ * with the map and the words of its flows' keys. */
+static inline void
+afxdp_flow_slot_set(struct afxdp_flow_masks *t, unsigned int slot,
+                    const struct afxdp_flow_key *mask)
+{
+    struct afxdp_flow_slot *s = &t->slots[slot];
+    unsigned int n = 0, zero = 0, map;
+    __u64 mw[AFXDP_FLOW_KEY_WORDS];
+
+    t->masks[slot] = *mask;
+    t->masks[slot].mask_slot = 0xff;
+    __builtin_memcpy(mw, &t->masks[slot], sizeof mw);
+    for (unsigned int w = 0; w < AFXDP_FLOW_KEY_WORDS; w++) {
+        if (mw[w]) {
+            s->words[n++] = w;
+        } else {
+            zero = w;
+        }
+    }
+    map = (n <= AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_16) ? AFXDP_FLOW_MAP_16
+           : n <= AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_32) ? AFXDP_FLOW_MAP_32
+           : AFXDP_FLOW_MAP_64);
+    s->map = map;
+    for (unsigned int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
+        if (map == AFXDP_FLOW_MAP_64) {
+            s->words[i] = i;
+        } else if (i >= n) {
+            s->words[i] = zero;
+        }
+    }
+    __builtin_memset(s->pad, 0, sizeof s->pad);
+}
+
+/* Writes into 'out' (AFXDP_FLOW_KEY_WORDS words) the map key, in slot
+ * 'slot' of 't', of the frame whose fields are 'key' (masked or not).
+ * Returns the map (enum afxdp_flow_map); the map key is the first
+ * AFXDP_FLOW_MAP_WORDS(map) words of 'out', and the others are zero. */
+static inline unsigned int
+afxdp_flow_map_key(const struct afxdp_flow_masks *t, unsigned int slot,
+                   const struct afxdp_flow_key *key, void *out)
+{
+    const struct afxdp_flow_slot *s = &t->slots[slot];
+    __u64 kw[AFXDP_FLOW_KEY_WORDS], mw[AFXDP_FLOW_KEY_WORDS];
+    __u64 c[AFXDP_FLOW_KEY_WORDS];
+    struct afxdp_flow_key k = *key;
+
+    k.mask_slot = slot;
+    __builtin_memcpy(kw, &k, sizeof kw);
+    __builtin_memcpy(mw, &t->masks[slot], sizeof mw);
+    for (unsigned int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
+        unsigned int w = s->words[i] % AFXDP_FLOW_KEY_WORDS;
+
+        c[i] = i < AFXDP_FLOW_MAP_WORDS(s->map) ? kw[w] & mw[w] : 0;
+    }
+    __builtin_memcpy(out, c, sizeof c);
+    return s->map;
+}
+#endif /* !__bpf__ */
 
 #endif /* afxdp-flow.h */

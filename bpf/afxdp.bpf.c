@@ -90,6 +90,22 @@ struct {
 	__type(value, struct afxdp_flow_masks);
 } afxdp_flow_masks SEC(".maps");
 
+/* The flows, in three maps by the size of their keys ("Compact keys" in
+ * bpf/afxdp-flow.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
+	__uint(key_size, 8 * AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_16));
+	__type(value, struct afxdp_flow_entry);
+} afxdp_flows16 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
+	__uint(key_size, 8 * AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_32));
+	__type(value, struct afxdp_flow_entry);
+} afxdp_flows32 SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);

@@ -88,6 +88,11 @@ struct afxdp_offload_flow {
     uint32_t mark;                  /* OVS's flow mark. */
     int slot;                       /* Mask slot, -1 if not in a program. */
     struct dpif_flow_stats base;    /* Counts from programs gone. */
+    uint64_t seen_packets;          /* Its packets in this program when
+                                     * last read... */
+    long long int used;             /* ...and when they last moved (the
+                                     * program keeps no time), 0 if
+                                     * never. */
     uint64_t probe_packets;         /* Egress check: the flow's packets... */
     uint64_t probe_xmit;            /* ...and its egress' frames taken, at
                                      * the last check. */
@@ -616,9 +621,12 @@ afxdp_offload_get_slot(struct afxdp_offload *o,
     int free_slot = -1;
     long long int now;
 
+    struct afxdp_flow_key m = *mask;
+
+    m.mask_slot = 0xff;         /* As in the table. */
     for (int i = 0; i < AFXDP_FLOW_MAX_MASKS; i++) {
         if (o->slot_refs[i]) {
-            if (!memcmp(&o->table.masks[i], mask, sizeof *mask)) {
+            if (!memcmp(&o->table.masks[i], &m, sizeof m)) {
                 return i;
             }
         } else if (free_slot < 0
@@ -635,7 +643,7 @@ afxdp_offload_get_slot(struct afxdp_offload *o,
     if (now - o->slot_freed[free_slot] < AFXDP_OFFLOAD_SLOT_QUIET_MS) {
         xnanosleep(AFXDP_OFFLOAD_SLOT_QUIET_MS * 1000 * 1000);
     }
-    o->table.masks[free_slot] = *mask;
+    afxdp_flow_slot_set(&o->table, free_slot, mask);
     if (afxdp_offload_write_table(o)) {
         return -1;
     }
@@ -725,38 +733,54 @@ afxdp_offload_egress_unref(struct afxdp_offload *o, int ifindex)
     }
 }
 
+/* Returns the fd of the flow map that holds 'flow' in its slot, with the
+ * flow's map key in 'map_key'. */
+static int
+afxdp_offload_map_key(const struct afxdp_offload *o,
+                      const struct afxdp_offload_flow *flow,
+                      uint64_t map_key[AFXDP_FLOW_KEY_WORDS])
+    OVS_REQUIRES(o->mutex)
+{
+    unsigned int map = afxdp_flow_map_key(&o->table, flow->slot, &flow->key,
+                                          map_key);
+
+    return o->maps.flows_fd[map];
+}
+
 /* Reads the counters of installed 'flow', summed over CPUs, into
- * '*stats' (not counting 'base'). */
+ * '*stats' (not counting 'base'), and notes when they last moved. */
 static void
 afxdp_offload_read_stats(struct afxdp_offload *o,
-                         const struct afxdp_offload_flow *flow,
+                         struct afxdp_offload_flow *flow,
                          struct dpif_flow_stats *stats)
     OVS_REQUIRES(o->mutex)
 {
     int n_cpus = libbpf_num_possible_cpus();
+    uint64_t key[AFXDP_FLOW_KEY_WORDS];
     struct afxdp_flow_entry *v;
-    struct afxdp_flow_key key;
-    uint64_t used_ns = 0;
+    int fd;
 
     memset(stats, 0, sizeof *stats);
     if (n_cpus <= 0 || flow->slot < 0) {
         return;
     }
-    key = flow->key;
-    key.mask_slot = flow->slot;
+    fd = afxdp_offload_map_key(o, flow, key);
     v = xcalloc(n_cpus, sizeof *v);
-    if (!bpf_map_lookup_elem(o->maps.flows_fd, &key, v)) {
+    if (!bpf_map_lookup_elem(fd, key, v)) {
         for (int i = 0; i < n_cpus; i++) {
             stats->n_packets += v[i].packets;
             stats->n_bytes += v[i].bytes;
             stats->tcp_flags |= v[i].tcp_flags;
-            used_ns = MAX(used_ns, v[i].used_ns);
         }
     }
     free(v);
-    /* Both clocks are CLOCK_MONOTONIC (OVS's time_msec() and the
-     * program's coarse one). */
-    stats->used = used_ns / (1000 * 1000);
+    /* Like OVS's DPDK offload, whose hardware keeps no time either: the
+     * flow was used if its count moved since the last read. */
+    if (stats->n_packets != flow->seen_packets) {
+        flow->seen_packets = stats->n_packets;
+        flow->used = time_msec();
+    }
+    stats->used = flow->used;
 }
 
 /* Adds 'b' to 'a'. */
@@ -775,9 +799,9 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     OVS_REQUIRES(o->mutex)
 {
     int n_cpus = libbpf_num_possible_cpus();
+    uint64_t key[AFXDP_FLOW_KEY_WORDS];
     struct afxdp_flow_entry *v;
-    struct afxdp_flow_key key;
-    int slot, ret, error;
+    int slot, ret, error, fd;
 
     if (!o->attached || (flow->partial && !o->marks)) {
         return EOPNOTSUPP;
@@ -797,13 +821,14 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
         }
     }
 
-    key = flow->key;
-    key.mask_slot = slot;
+    flow->slot = slot;
+    fd = afxdp_offload_map_key(o, flow, key);
+    flow->slot = -1;
     v = xcalloc(n_cpus, sizeof *v);
     for (int i = 0; i < n_cpus; i++) {
         v[i] = flow->entry;
     }
-    ret = bpf_map_update_elem(o->maps.flows_fd, &key, v, BPF_NOEXIST);
+    ret = bpf_map_update_elem(fd, key, v, BPF_NOEXIST);
     free(v);
     if (ret) {
         if (flow->entry.out_ifindex) {
@@ -816,6 +841,7 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     }
     afxdp_offload_slot_use(o, slot);
     flow->slot = slot;
+    flow->seen_packets = 0;
     flow->probe_packets = 0;
     flow->probe_xmit = 0;
     if (flow->entry.out_ifindex) {
@@ -833,8 +859,8 @@ afxdp_offload_uninstall(struct afxdp_offload *o,
                         struct afxdp_offload_flow *flow)
     OVS_REQUIRES(o->mutex)
 {
+    uint64_t key[AFXDP_FLOW_KEY_WORDS];
     struct dpif_flow_stats stats;
-    struct afxdp_flow_key key;
 
     if (flow->slot < 0) {
         return;
@@ -842,9 +868,7 @@ afxdp_offload_uninstall(struct afxdp_offload *o,
     if (o->attached) {
         afxdp_offload_read_stats(o, flow, &stats);
         afxdp_stats_add(&flow->base, &stats);
-        key = flow->key;
-        key.mask_slot = flow->slot;
-        bpf_map_delete_elem(o->maps.flows_fd, &key);
+        bpf_map_delete_elem(afxdp_offload_map_key(o, flow, key), key);
         afxdp_offload_slot_unuse(o, flow->slot);
         if (flow->entry.out_ifindex) {
             afxdp_offload_egress_unref(o, flow->entry.out_ifindex);

@@ -61,6 +61,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bpf/afxdp-flow.h"
 #include "bpf/afxdp-hints.h"
 #include "bpf/afxdp-shared.h"
 
@@ -171,7 +172,8 @@ const struct btf *afxdp_xdp_btf(const struct afxdp_xdp *xdp);
 struct afxdp_xdp_flow_maps {
     int masks_fd;               /* 'afxdp_flow_masks': struct
                                  * afxdp_flow_masks at key 0. */
-    int flows_fd;               /* 'afxdp_flows': per-CPU hash. */
+    int flows_fd[AFXDP_FLOW_N_MAPS];    /* Per-CPU hashes, by
+                                         * enum afxdp_flow_map. */
     int egress_fd;              /* 'afxdp_egress': devmap by ifindex. */
     int mask_hits_fd;           /* 'afxdp_mask_hits': per-CPU hits per
                                  * mask slot. */

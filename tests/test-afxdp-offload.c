@@ -104,7 +104,9 @@ struct prog {
     struct afxdp_bpf *skel;
     int fd;                     /* afxdp_ovs_redir. */
     int masks_fd;               /* afxdp_flow_masks. */
-    int flows_fd;               /* afxdp_flows. */
+    int flows_fd[AFXDP_FLOW_N_MAPS];    /* afxdp_flows16, 32, and
+                                         * afxdp_flows. */
+    struct afxdp_flow_masks *table;     /* As in afxdp_flow_masks. */
     int egress_fd;              /* afxdp_egress. */
     int stats_fd;               /* afxdp_stats. */
     int n_cpus;
@@ -130,7 +132,10 @@ prog_load(struct prog *p)
     }
     p->fd = bpf_program__fd(p->skel->progs.afxdp_ovs_redir);
     p->masks_fd = bpf_map__fd(p->skel->maps.afxdp_flow_masks);
-    p->flows_fd = bpf_map__fd(p->skel->maps.afxdp_flows);
+    p->flows_fd[AFXDP_FLOW_MAP_16] = bpf_map__fd(p->skel->maps.afxdp_flows16);
+    p->flows_fd[AFXDP_FLOW_MAP_32] = bpf_map__fd(p->skel->maps.afxdp_flows32);
+    p->flows_fd[AFXDP_FLOW_MAP_64] = bpf_map__fd(p->skel->maps.afxdp_flows);
+    p->table = xzalloc(sizeof *p->table);
     p->egress_fd = bpf_map__fd(p->skel->maps.afxdp_egress);
     p->stats_fd = bpf_map__fd(p->skel->maps.afxdp_stats);
     p->n_cpus = libbpf_num_possible_cpus();
@@ -141,6 +146,7 @@ static void
 prog_unload(struct prog *p)
 {
     afxdp_bpf__destroy(p->skel);
+    free(p->table);
 }
 
 /* Program counters, summed over CPUs. */
@@ -168,69 +174,75 @@ static void
 set_masks(const struct prog *p, int n, const int slots[],
           const struct afxdp_flow_key masks[])
 {
-    struct afxdp_flow_masks t;
+    struct afxdp_flow_masks *t = p->table;
     uint32_t zero = 0;
 
-    memset(&t, 0, sizeof t);
-    t.n_masks = n;
+    memset(t, 0, sizeof *t);
+    t->n_masks = n;
     for (int i = 0; i < n; i++) {
-        t.order[i] = slots[i];
-        t.masks[slots[i]] = masks[i];
+        t->order[i] = slots[i];
+        afxdp_flow_slot_set(t, slots[i], &masks[i]);
     }
-    CHECK(!bpf_map_update_elem(p->masks_fd, &zero, &t, BPF_ANY));
+    CHECK(!bpf_map_update_elem(p->masks_fd, &zero, t, BPF_ANY));
 }
 
-/* Adds the flow 'key' (masked) in mask slot 'slot' with actions 'acts'
- * (up to AFXDP_FLOW_MAX_ACTIONS). */
+/* Adds the flow 'key' (masked) in mask slot 'slot', whose mask is (or
+ * will be) 'mask', with actions 'acts' (up to AFXDP_FLOW_MAX_ACTIONS). */
 static void
-add_flow(const struct prog *p, const struct afxdp_flow_key *key, int slot,
+add_flow(const struct prog *p, const struct afxdp_flow_key *key,
+         const struct afxdp_flow_key *mask, int slot,
          const struct afxdp_flow_entry *entry)
 {
     struct afxdp_flow_entry *v = xcalloc(p->n_cpus, sizeof *v);
-    struct afxdp_flow_key k = *key;
+    uint64_t k[AFXDP_FLOW_KEY_WORDS];
+    struct afxdp_flow_masks t;
+    unsigned int map;
     int ret;
 
-    k.mask_slot = slot;
+    afxdp_flow_slot_set(&t, slot, mask);
+    map = afxdp_flow_map_key(&t, slot, key, k);
     for (int i = 0; i < p->n_cpus; i++) {
         v[i] = *entry;
     }
-    ret = bpf_map_update_elem(p->flows_fd, &k, v, BPF_NOEXIST);
+    ret = bpf_map_update_elem(p->flows_fd[map], k, v, BPF_NOEXIST);
     if (ret) {
         test_afxdp_offload_fail("adding a flow: %s", ovs_strerror(-ret));
     }
     free(v);
 }
 
-/* Reads the counters of flow 'key' in 'slot', summed over CPUs. */
+/* Reads the counters of flow 'key' in 'slot' of the mask table, summed
+ * over CPUs. */
 static void
 flow_counts(const struct prog *p, const struct afxdp_flow_key *key, int slot,
             struct afxdp_flow_entry *sum)
 {
     struct afxdp_flow_entry *v = xcalloc(p->n_cpus, sizeof *v);
-    struct afxdp_flow_key k = *key;
+    uint64_t k[AFXDP_FLOW_KEY_WORDS];
+    unsigned int map = afxdp_flow_map_key(p->table, slot, key, k);
 
-    k.mask_slot = slot;
-    CHECK(!bpf_map_lookup_elem(p->flows_fd, &k, v));
+    CHECK(!bpf_map_lookup_elem(p->flows_fd[map], k, v));
     memset(sum, 0, sizeof *sum);
     for (int i = 0; i < p->n_cpus; i++) {
         sum->packets += v[i].packets;
         sum->bytes += v[i].bytes;
         sum->tcp_flags |= v[i].tcp_flags;
-        sum->used_ns = MAX(sum->used_ns, v[i].used_ns);
     }
     free(v);
 }
 
-/* Removes every flow and mask. */
+/* Empties the mask table and the flow maps. */
 static void
 clear_flows(const struct prog *p)
 {
-    struct afxdp_flow_key k, next;
+    uint64_t k[AFXDP_FLOW_KEY_WORDS], next[AFXDP_FLOW_KEY_WORDS];
 
     set_masks(p, 0, NULL, NULL);
-    while (!bpf_map_get_next_key(p->flows_fd, NULL, &next)) {
-        k = next;
-        CHECK(!bpf_map_delete_elem(p->flows_fd, &k));
+    for (int map = 0; map < AFXDP_FLOW_N_MAPS; map++) {
+        while (!bpf_map_get_next_key(p->flows_fd[map], NULL, next)) {
+            memcpy(k, next, sizeof k);
+            CHECK(!bpf_map_delete_elem(p->flows_fd[map], k));
+        }
     }
 }
 
@@ -395,7 +407,7 @@ check_hit(const struct prog *p, const struct frame *f, int i, struct ds *err)
     }
     clear_flows(p);
     set_masks(p, 1, &slot, &f->mask);
-    add_flow(p, &f->key, slot, &drop_entry);
+    add_flow(p, &f->key, &f->mask, slot, &drop_entry);
     run_expect(p, f->pkt, "frame", XDP_DROP, AFXDP_PROG_OFFLOAD_DROPPED, -1,
                err);
     run_expect(p, f->other, "from another source", XDP_PASS,
@@ -404,7 +416,7 @@ check_hit(const struct prog *p, const struct frame *f, int i, struct ds *err)
     /* The entry counted the frame as OVS would. */
     flow_counts(p, &f->key, slot, &counts);
     if (counts.packets != 1 || counts.bytes != dp_packet_size(f->pkt)
-        || counts.tcp_flags != ntohs(f->flow.tcp_flags) || !counts.used_ns) {
+        || counts.tcp_flags != ntohs(f->flow.tcp_flags)) {
         ds_put_format(err, "; entry counted %"PRIu64" packets, %"PRIu64
                       " bytes (frame %"PRIu32"), TCP flags %#"PRIx16
                       " (OVS %#"PRIx16")", (uint64_t) counts.packets,
@@ -420,7 +432,7 @@ check_hit(const struct prog *p, const struct frame *f, int i, struct ds *err)
     full_mask(&full);
     clear_flows(p);
     set_masks(p, 1, &slot, &full);
-    add_flow(p, &f->key, slot, &drop_entry);
+    add_flow(p, &f->key, &full, slot, &drop_entry);
     run_expect(p, f->pkt, "under the full mask", XDP_DROP,
                AFXDP_PROG_OFFLOAD_DROPPED, -1, err);
 }
@@ -436,7 +448,7 @@ check_pmd(const struct prog *p, const struct frame *f, int i, struct ds *err)
     memset(&zero, 0, sizeof zero);
     clear_flows(p);
     set_masks(p, 1, &slot, &zero);
-    add_flow(p, &zero, slot, &drop_entry);
+    add_flow(p, &zero, &zero, slot, &drop_entry);
     run_expect(p, f->pkt, "frame", XDP_PASS, AFXDP_PROG_OFFLOAD_UNPARSED,
                AFXDP_PROG_NO_SOCKET, err);
 }
@@ -472,7 +484,7 @@ install_all(const struct prog *p, const struct frame fs[], int n,
             masks[n_masks++] = fs[i].mask;
         }
         slot_of[i] = s;
-        add_flow(p, &fs[i].key, s, &drop_entry);
+        add_flow(p, &fs[i].key, &masks[s], s, &drop_entry);
         (*n_flows)++;
     }
     /* The lookup tries the slots from the last to the first. */
@@ -637,7 +649,7 @@ cmd_cost(struct ovs_cmdl_context *ctx)
         }
         masks[k - 1] = f.mask;
         set_masks(&p, k, slots, masks);
-        add_flow(&p, &f.key, k - 1, &drop_entry);
+        add_flow(&p, &f.key, &f.mask, k - 1, &drop_entry);
         snprintf(what, sizeof what, "hit in mask %d of %d (drop)", k, k);
         print_cost(&p, f.pkt, repeat, what, XDP_DROP);
         if (k == AFXDP_FLOW_MAX_MASKS) {
@@ -863,7 +875,7 @@ check_act_case(const struct prog *p, const struct act_case *c,
     /* The program's. */
     clear_flows(p);
     set_masks(p, 1, &slot, &f.mask);
-    add_flow(p, &f.key, slot, &e);
+    add_flow(p, &f.key, &f.mask, slot, &e);
     read_counters(p, &before);
     ret = run_out(p, f.pkt, xdp);
     read_counters(p, &after);
@@ -909,7 +921,7 @@ check_act_no_egress(const struct prog *p, struct ds *err)
     e.out_ifindex = ACT_EGRESS_IFINDEX + 1000;
     clear_flows(p);
     set_masks(p, 1, &slot, &f.mask);
-    add_flow(p, &f.key, slot, &e);
+    add_flow(p, &f.key, &f.mask, slot, &e);
     run_expect(p, f.pkt, "output to a device not in the devmap", XDP_DROP,
                AFXDP_PROG_OFFLOAD_ACTION_ERROR, -1, err);
     ofpbuf_uninit(&odp);
