@@ -1152,6 +1152,23 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         return EAGAIN;
     }
 
+    /* Start fetching the frames, and their XDP hints in the cache line
+     * before each: in copy mode the kernel wrote them on another CPU, and
+     * waiting for each line as the loop below reaches it costs a cache
+     * miss per line.  (Here, not in a helper: GCC finds a helper that only
+     * prefetches free of side effects and drops the call.) */
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t addr = xsk_ring_cons__rx_desc(&xsk->rx, idx + i)->addr;
+
+        if (OVS_LIKELY(addr < l->area_size)) {
+            const uint8_t *data = afxdp_pool_ptr(l, addr);
+
+            if (q->hints) {
+                OVS_PREFETCH(data - sizeof(uint32_t));
+            }
+            OVS_PREFETCH(data);
+        }
+    }
     now = q->hints ? afxdp_now_ns() : 0;
     for (uint32_t i = 0; i < n; i++) {
         const struct xdp_desc *desc = xsk_ring_cons__rx_desc(&xsk->rx,
