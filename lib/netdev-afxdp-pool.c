@@ -165,11 +165,10 @@ afxdp_pool_create(const struct afxdp_pool_params *p,
         return error;
     }
 
-    pool->layout.pkts = xzalloc_cacheline(p->n_frames
-                                          * sizeof *pool->layout.pkts);
-    pool->layout.rx_ts = xcalloc(p->n_frames, sizeof *pool->layout.rx_ts);
+    pool->layout.frames = xzalloc_cacheline(p->n_frames
+                                            * sizeof *pool->layout.frames);
     for (uint32_t i = 0; i < p->n_frames; i++) {
-        pool->layout.pkts[i].mpool = afxdp_pool_to_umem_pool(pool);
+        pool->layout.frames[i].xp.mpool = afxdp_pool_to_umem_pool(pool);
     }
 
     ovs_spin_init(&pool->lock);
@@ -194,8 +193,7 @@ afxdp_pool_destroy(struct afxdp_pool *pool)
     atomic_count_dec(&afxdp_pools_live);
     COVERAGE_INC(afxdp_pool_destroyed);
     afxdp_pool_unmap_area(pool);
-    free_cacheline(pool->layout.pkts);
-    free(pool->layout.rx_ts);
+    free_cacheline(pool->layout.frames);
     free(pool->stack);
     ovs_spin_destroy(&pool->lock);
     free(pool);
@@ -376,4 +374,7 @@ void
 afxdp_pool_set_owner(struct afxdp_pool *pool, uint32_t owner)
 {
     pool->layout.owner = owner;
+    for (uint32_t i = 0; i < pool->n_frames; i++) {
+        pool->layout.frames[i].owner = owner;
+    }
 }

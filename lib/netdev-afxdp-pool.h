@@ -110,18 +110,27 @@ uint32_t afxdp_pool_frame_size(const struct afxdp_pool *);
 int afxdp_pool_numa_id(const struct afxdp_pool *);
 bool afxdp_pool_uses_hugepages(const struct afxdp_pool *);
 
+/* What the pool keeps for each frame: OVS's packet and what the provider
+ * keeps with it, side by side, so that the PMD reaches both through the
+ * cache lines it touches anyway. */
+struct afxdp_pool_frame {
+    struct dp_packet_afxdp xp;      /* OVS's packet for the frame. */
+    uint64_t rx_ts;                 /* CLOCK_MONOTONIC ns of the XDP hint
+                                     * the frame arrived with, 0 if none.
+                                     * Written by the rx queue that received
+                                     * it, read by the sender. */
+    uint32_t owner;                 /* The pool's owner, as 'owner' below. */
+};
+
 /* Fast-path accessors.  The layout is published so that they can be
  * inlined; nothing outside netdev-afxdp-pool.c may write these members. */
 struct afxdp_pool_layout {
     char *area;                     /* First byte of the UMEM area. */
-    struct dp_packet_afxdp *pkts;   /* One per frame, index = addr >> shift. */
+    struct afxdp_pool_frame *frames;    /* One per frame, index = addr >>
+                                         * shift. */
     uint64_t frame_mask;            /* ~(frame_size - 1). */
     unsigned int frame_shift;       /* log2(frame_size). */
     uint64_t area_size;             /* n_frames << frame_shift. */
-    uint64_t *rx_ts;                /* Per frame: CLOCK_MONOTONIC ns of the
-                                     * XDP hint the frame arrived with, 0 if
-                                     * none.  Written by the rx queue that
-                                     * received it, read by the sender. */
     uint32_t owner;                 /* Id of the port the pool belongs to
                                      * (afxdp_pool_set_owner()). */
 };
@@ -146,7 +155,14 @@ afxdp_pool_ptr(const struct afxdp_pool_layout *l, uint64_t addr)
 static inline struct dp_packet_afxdp *
 afxdp_pool_packet(const struct afxdp_pool_layout *l, uint64_t addr)
 {
-    return &l->pkts[addr >> l->frame_shift];
+    return &l->frames[addr >> l->frame_shift].xp;
+}
+
+/* Returns the pool's record of the frame that 'xp' describes. */
+static inline struct afxdp_pool_frame *
+afxdp_pool_frame(struct dp_packet_afxdp *xp)
+{
+    return CONTAINER_OF(xp, struct afxdp_pool_frame, xp);
 }
 
 /* True if a received descriptor, 'len' bytes at UMEM offset 'addr',
@@ -170,7 +186,11 @@ static inline uint64_t
 afxdp_pool_packet_addr(const struct afxdp_pool_layout *l,
                        const struct dp_packet_afxdp *xp)
 {
-    return (uint64_t) (xp - l->pkts) << l->frame_shift;
+    const struct afxdp_pool_frame *f = CONTAINER_OF(xp,
+                                                    struct afxdp_pool_frame,
+                                                    xp);
+
+    return (uint64_t) (f - l->frames) << l->frame_shift;
 }
 
 #endif /* HAVE_AF_XDP */

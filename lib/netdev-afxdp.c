@@ -1081,7 +1081,7 @@ afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet_afxdp *xp,
                struct afxdp_rx_hints_batch *hb)
 {
     const struct afxdp_pool_layout *l = q->layout;
-    uint64_t *ts = &l->rx_ts[addr >> l->frame_shift];
+    uint64_t *ts = &afxdp_pool_frame(xp)->rx_ts;
     struct xdp_hints_values v;
 
     if (!xdp_hints_decode(q->hints, afxdp_pool_ptr(l, addr), addr - frame,
@@ -1319,16 +1319,15 @@ static inline uint64_t
 afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
                  uint64_t now)
 {
-    const struct afxdp_pool_layout *l;
-    struct dp_packet_afxdp *xp;
+    const struct afxdp_pool_frame *f;
     uint64_t ts;
 
     if (packet->source != DPBUF_AFXDP) {
         return now;
     }
-    xp = CONTAINER_OF(packet, struct dp_packet_afxdp, packet);
-    l = afxdp_pool_layout(afxdp_pool_from_umem_pool(xp->mpool));
-    ts = l->rx_ts[xp - l->pkts];
+    f = afxdp_pool_frame(CONTAINER_OF(packet, struct dp_packet_afxdp,
+                                      packet));
+    ts = f->rx_ts;
     if (!ts) {
         return now;
     }
@@ -1340,11 +1339,11 @@ afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
         atomic_read_relaxed(&pair->ingress, &ingress);
         if (!ingress) {
             /* Single writer: claim the slot; readers see it once set. */
-            atomic_store_explicit(&pair->ingress, l->owner,
+            atomic_store_explicit(&pair->ingress, f->owner,
                                   memory_order_release);
-            ingress = l->owner;
+            ingress = f->owner;
         }
-        if (ingress == l->owner) {
+        if (ingress == f->owner) {
             afxdp_latency_record(&pair->hist, (int64_t) (now - ts));
             return now;
         }
