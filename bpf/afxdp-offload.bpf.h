@@ -231,9 +231,12 @@ afxdp_flow_lookup(const struct afxdp_flow_masks *t, struct afxdp_flow_key *k)
 			e = afxdp_flows64_lookup(c);
 		}
 		if (e) {
-			__u64 *hits =
-				bpf_map_lookup_elem(&afxdp_mask_hits, &slot);
+			__u64 *hits;
 
+			/* Hits only rank masks: none to rank with one. */
+			if (n == 1)
+				return e;
+			hits = bpf_map_lookup_elem(&afxdp_mask_hits, &slot);
 			if (hits)
 				*hits += 1;
 			return e;
