@@ -1194,6 +1194,9 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         dp_packet_set_size(&xp->packet, desc->len);
         if (q->hints) {
             afxdp_rx_hints(q, xp, desc->addr, frame, now, &hb);
+        } else {
+            /* No timestamp left from the frame's previous use. */
+            afxdp_pool_frame(xp)->rx_ts = 0;
         }
         dp_packet_batch_add(batch, &xp->packet);
         bytes += desc->len;
