@@ -39,7 +39,8 @@ static const char *const afxdp_mode_names[AFXDP_MODE_MAX] = {
  * would otherwise silently ignore. */
 static const char *const afxdp_option_keys[] = {
     "xdp-mode", "n_rxq", "start-queue", "use-need-wakeup", "xsk-ring-size",
-    "umem-frames", "rxq-xsk-mode", "busy-poll", "busy-poll-budget",
+    "umem-frames", "umem-hugepages", "rxq-xsk-mode", "busy-poll",
+    "busy-poll-budget",
     "prefer-busy-poll", "rxq-busy-poll", "xdp-hints", "xdp-hints-dev-bound",
 };
 
@@ -85,6 +86,7 @@ afxdp_config_init(struct afxdp_config *cfg)
     cfg->use_need_wakeup = true;
     cfg->ring_size = AFXDP_CONFIG_DEFAULT_RING;
     cfg->umem_frames = 0;
+    cfg->umem_hugepages = false;
     cfg->n_rxq = 0;
     cfg->start_queue = 0;
     cfg->busy_poll = 0;
@@ -434,6 +436,15 @@ afxdp_config_parse(const char *devname, const struct smap *args,
         }
     }
 
+    value = smap_get(args, "umem-hugepages");
+    if (value) {
+        error = afxdp_config_parse_bool(devname, "umem-hugepages", value,
+                                        &cfg->umem_hugepages, errp);
+        if (error) {
+            return error;
+        }
+    }
+
     value = smap_get(args, "xsk-ring-size");
     if (value) {
         if (!afxdp_config_parse_uint(value, AFXDP_CONFIG_MIN_RING,
@@ -533,6 +544,7 @@ afxdp_config_to_smap(const struct afxdp_config *cfg, struct smap *args)
     smap_add(args, "use-need-wakeup", cfg->use_need_wakeup ? "true" : "false");
     smap_add_format(args, "xsk-ring-size", "%"PRIu32, cfg->ring_size);
     smap_add_format(args, "umem-frames", "%"PRIu32, cfg->umem_frames);
+    smap_add(args, "umem-hugepages", cfg->umem_hugepages ? "true" : "false");
     smap_add_format(args, "busy-poll", "%"PRIu32, cfg->busy_poll);
     smap_add_format(args, "busy-poll-budget", "%"PRIu16,
                     cfg->busy_poll_budget);

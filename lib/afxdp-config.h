@@ -63,6 +63,7 @@ struct afxdp_config {
     bool use_need_wakeup;       /* options:use-need-wakeup. */
     uint32_t ring_size;         /* options:xsk-ring-size, each ring. */
     uint32_t umem_frames;       /* options:umem-frames, 0 = automatic. */
+    bool umem_hugepages;        /* options:umem-hugepages. */
     uint32_t busy_poll;         /* options:busy-poll, usecs, 0 = off. */
     uint16_t busy_poll_budget;  /* options:busy-poll-budget. */
     bool prefer_busy_poll;      /* options:prefer-busy-poll. */

@@ -390,6 +390,8 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
                     afxdp_config_n_frames(cfg, port->netdev->n_rxq));
     smap_add_format(smap, "umem-numa", "%d",
                     afxdp_pool_numa_id(port->pool));
+    smap_add(smap, "umem-hugepages",
+             afxdp_pool_uses_hugepages(port->pool) ? "true" : "false");
     afxdp_port_unbound_status(port, smap);
     for (int i = 0; i < port->xsks->n; i++) {
         afxdp_queue_status(port->xsks->xsks[i], i, smap);

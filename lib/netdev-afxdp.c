@@ -690,7 +690,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     struct afxdp_pool_params pp = {
         .frame_size = AFXDP_CONFIG_FRAME_SIZE,
         .numa_id = numa_id,
-        .hugepages = false,
+        .hugepages = cfg->umem_hugepages,
     };
     enum afxdp_xdp_mode attach[2];
     size_t n_attach = afxdp_attach_modes(cfg->xdp_mode, attach);
