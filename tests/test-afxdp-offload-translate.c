@@ -32,6 +32,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/match.h"
 #include "packets.h"
+#include "random.h"
 #include "util.h"
 
 /* The key's bits and OVS's are the same. */
@@ -570,6 +571,97 @@ test_translate_refused(void)
     printf("refusals: ok\n");
 }
 
+/* Compact keys (bpf/afxdp-flow.h): which map a mask's flows go in, and
+ * that a map key holds exactly the words the mask keeps, masked, with the
+ * slot number, whatever the key's other words hold. */
+static void
+check_map_key(const struct afxdp_flow_key *mask, unsigned int slot,
+              unsigned int map)
+{
+    struct afxdp_flow_masks t;
+    struct afxdp_flow_key key, other, masked;
+    uint64_t a[AFXDP_FLOW_KEY_WORDS], b[AFXDP_FLOW_KEY_WORDS];
+    uint64_t kw[AFXDP_FLOW_KEY_WORDS], mw[AFXDP_FLOW_KEY_WORDS];
+    unsigned int n = 0;
+
+    memset(&t, 0, sizeof t);
+    afxdp_flow_slot_set(&t, slot, mask);
+    CHECK(t.slots[slot].map == map);
+    CHECK(t.masks[slot].mask_slot == 0xff);
+
+    /* Two keys that differ only where the mask is zero. */
+    for (size_t i = 0; i < sizeof key; i++) {
+        uint8_t m = ((const uint8_t *) mask)[i];
+
+        ((uint8_t *) &key)[i] = random_uint8();
+        ((uint8_t *) &other)[i] = ((((uint8_t *) &key)[i] & m)
+                                   | (random_uint8() & ~m));
+    }
+    key.mask_slot = other.mask_slot = 0;
+    CHECK(afxdp_flow_map_key(&t, slot, &key, a) == map);
+    CHECK(afxdp_flow_map_key(&t, slot, &other, b) == map);
+    CHECK(!memcmp(a, b, sizeof a));
+
+    /* The map key is the mask's nonzero words of the masked key (with the
+     * slot), in order, then zeros. */
+    masked = key;
+    masked.mask_slot = slot;
+    memcpy(kw, &masked, sizeof kw);
+    memcpy(mw, &t.masks[slot], sizeof mw);
+    for (int w = 0; w < AFXDP_FLOW_KEY_WORDS; w++) {
+        if (map == AFXDP_FLOW_MAP_64) {
+            CHECK(a[w] == (kw[w] & mw[w]));
+        } else if (mw[w]) {
+            CHECK(a[n++] == (kw[w] & mw[w]));
+        }
+    }
+    if (map != AFXDP_FLOW_MAP_64) {
+        CHECK(n <= AFXDP_FLOW_MAP_WORDS(map));
+        for (int i = n; i < AFXDP_FLOW_KEY_WORDS; i++) {
+            CHECK(!a[i]);
+        }
+    }
+}
+
+static void
+test_compact_keys(void)
+{
+    struct afxdp_flow_key m;
+
+    /* The slot alone (a catch-all flow): 1 word. */
+    memset(&m, 0, sizeof m);
+    check_map_key(&m, 3, AFXDP_FLOW_MAP_16);
+
+    /* EtherType and fragment bits (the benchmark's megaflow): 2 words. */
+    m.eth_type = OVS_BE16_MAX;
+    m.nw_frag = 0xff;
+    check_map_key(&m, 0, AFXDP_FLOW_MAP_16);
+
+    /* Ethernet addresses and EtherType (NORMAL's L2 megaflows): 3. */
+    memset(m.eth_dst, 0xff, sizeof m.eth_dst);
+    memset(m.eth_src, 0xff, sizeof m.eth_src);
+    check_map_key(&m, 15, AFXDP_FLOW_MAP_32);
+
+    /* An IPv4 5-tuple: 4 words. */
+    memset(&m, 0, sizeof m);
+    m.eth_type = OVS_BE16_MAX;
+    m.nw_proto = 0xff;
+    m.nw_src[0] = m.nw_dst[0] = OVS_BE32_MAX;
+    m.tp_src = m.tp_dst = OVS_BE16_MAX;
+    check_map_key(&m, 7, AFXDP_FLOW_MAP_32);
+
+    /* Plus the Ethernet addresses: 5 words, the whole key. */
+    memset(m.eth_dst, 0xff, sizeof m.eth_dst);
+    check_map_key(&m, 9, AFXDP_FLOW_MAP_64);
+
+    /* IPv6 addresses: the whole key. */
+    memset(&m, 0, sizeof m);
+    memset(m.nw_src, 0xff, sizeof m.nw_src);
+    memset(m.nw_dst, 0xff, sizeof m.nw_dst);
+    check_map_key(&m, 1, AFXDP_FLOW_MAP_64);
+    printf("compact keys: ok\n");
+}
+
 void
 test_afxdp_offload_translate(void)
 {
@@ -580,6 +672,7 @@ test_afxdp_offload_translate(void)
     test_translate_masked(true);
     test_translate_metadata();
     test_translate_refused();
+    test_compact_keys();
     printf("%d matches refused, each with a reason\n", n_refusals);
     printf("PASS\n");
 }
