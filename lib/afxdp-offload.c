@@ -618,10 +618,9 @@ afxdp_offload_get_slot(struct afxdp_offload *o,
                        const struct afxdp_flow_key *mask)
     OVS_REQUIRES(o->mutex)
 {
+    struct afxdp_flow_key m = *mask;
     int free_slot = -1;
     long long int now;
-
-    struct afxdp_flow_key m = *mask;
 
     m.mask_slot = 0xff;         /* As in the table. */
     for (int i = 0; i < AFXDP_FLOW_MAX_MASKS; i++) {
@@ -733,15 +732,15 @@ afxdp_offload_egress_unref(struct afxdp_offload *o, int ifindex)
     }
 }
 
-/* Returns the fd of the flow map that holds 'flow' in its slot, with the
- * flow's map key in 'map_key'. */
+/* Returns the fd of the flow map that holds 'flow' in mask slot 'slot',
+ * with the flow's map key in 'map_key'. */
 static int
 afxdp_offload_map_key(const struct afxdp_offload *o,
-                      const struct afxdp_offload_flow *flow,
+                      const struct afxdp_offload_flow *flow, int slot,
                       uint64_t map_key[AFXDP_FLOW_KEY_WORDS])
     OVS_REQUIRES(o->mutex)
 {
-    unsigned int map = afxdp_flow_map_key(&o->table, flow->slot, &flow->key,
+    unsigned int map = afxdp_flow_map_key(&o->table, slot, &flow->key,
                                           map_key);
 
     return o->maps.flows_fd[map];
@@ -764,7 +763,7 @@ afxdp_offload_read_stats(struct afxdp_offload *o,
     if (n_cpus <= 0 || flow->slot < 0) {
         return;
     }
-    fd = afxdp_offload_map_key(o, flow, key);
+    fd = afxdp_offload_map_key(o, flow, flow->slot, key);
     v = xcalloc(n_cpus, sizeof *v);
     if (!bpf_map_lookup_elem(fd, key, v)) {
         for (int i = 0; i < n_cpus; i++) {
@@ -821,9 +820,7 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
         }
     }
 
-    flow->slot = slot;
-    fd = afxdp_offload_map_key(o, flow, key);
-    flow->slot = -1;
+    fd = afxdp_offload_map_key(o, flow, slot, key);
     v = xcalloc(n_cpus, sizeof *v);
     for (int i = 0; i < n_cpus; i++) {
         v[i] = flow->entry;
@@ -868,7 +865,8 @@ afxdp_offload_uninstall(struct afxdp_offload *o,
     if (o->attached) {
         afxdp_offload_read_stats(o, flow, &stats);
         afxdp_stats_add(&flow->base, &stats);
-        bpf_map_delete_elem(afxdp_offload_map_key(o, flow, key), key);
+        bpf_map_delete_elem(afxdp_offload_map_key(o, flow, flow->slot, key),
+                            key);
         afxdp_offload_slot_unuse(o, flow->slot);
         if (flow->entry.out_ifindex) {
             afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
