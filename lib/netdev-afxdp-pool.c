@@ -373,7 +373,6 @@ afxdp_pool_count_live(void)
 void
 afxdp_pool_set_owner(struct afxdp_pool *pool, uint32_t owner)
 {
-    pool->layout.owner = owner;
     for (uint32_t i = 0; i < pool->n_frames; i++) {
         pool->layout.frames[i].owner = owner;
     }

@@ -119,7 +119,8 @@ struct afxdp_pool_frame {
                                      * the frame arrived with, 0 if none.
                                      * Written by the rx queue that received
                                      * it, read by the sender. */
-    uint32_t owner;                 /* The pool's owner, as 'owner' below. */
+    uint32_t owner;                 /* Id of the port the pool belongs to
+                                     * (afxdp_pool_set_owner()). */
 };
 
 /* Fast-path accessors.  The layout is published so that they can be
@@ -131,8 +132,6 @@ struct afxdp_pool_layout {
     uint64_t frame_mask;            /* ~(frame_size - 1). */
     unsigned int frame_shift;       /* log2(frame_size). */
     uint64_t area_size;             /* n_frames << frame_shift. */
-    uint32_t owner;                 /* Id of the port the pool belongs to
-                                     * (afxdp_pool_set_owner()). */
 };
 
 const struct afxdp_pool_layout *afxdp_pool_layout(const struct afxdp_pool *);
@@ -186,9 +185,8 @@ static inline uint64_t
 afxdp_pool_packet_addr(const struct afxdp_pool_layout *l,
                        const struct dp_packet_afxdp *xp)
 {
-    const struct afxdp_pool_frame *f = CONTAINER_OF(xp,
-                                                    struct afxdp_pool_frame,
-                                                    xp);
+    const struct afxdp_pool_frame *f
+        = afxdp_pool_frame(CONST_CAST(struct dp_packet_afxdp *, xp));
 
     return (uint64_t) (f - l->frames) << l->frame_shift;
 }
