@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "afxdp-config.h"
+#include "afxdp-clock.h"
 #include "afxdp-latency.h"
 #include "afxdp-offload.h"
 #include "afxdp-xdp.h"
@@ -61,6 +62,7 @@ struct netdev_afxdp_tx_lock {
         struct afxdp_latency_flows *flows;      /* Per flow (by the RSS
                                                  * hash from hints), if
                                                  * 'hints'. */
+        struct afxdp_clock rx_clock;            /* For kernel to PMD. */
         atomic_uint64_t rx_hints;               /* Frames with hints. */
         atomic_uint64_t rx_hints_missing;       /* Frames without. */
         atomic_uint64_t rx_hash_from_hints;     /* RSS hash handed to OVS. */
@@ -83,6 +85,7 @@ struct netdev_afxdp_tx_lock {
                                                  * ports' latency to here. */
         atomic_uint64_t tx_pairs_full;          /* Samples of ingress ports
                                                  * beyond AFXDP_MAX_PAIRS. */
+        struct afxdp_clock tx_clock;            /* For ingress to egress. */
     );
 };
 

@@ -762,6 +762,8 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         q->layout = afxdp_pool_layout(port->pool);
         q->frame_size = AFXDP_CONFIG_FRAME_SIZE;
         q->hints = port->hints_dec;
+        afxdp_clock_init(&q->rx_clock);
+        afxdp_clock_init(&q->tx_clock);
         if (q->hints) {
             q->k2p = xzalloc_cacheline(sizeof *q->k2p);
             afxdp_latency_hist_init(q->k2p);
@@ -1004,16 +1006,6 @@ afxdp_counter_add(atomic_uint64_t *c, uint64_t n)
     atomic_store_relaxed(c, v + n);
 }
 
-/* Returns CLOCK_MONOTONIC in nanoseconds, the clock of our XDP hints. */
-static inline uint64_t
-afxdp_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Fills 'key' with the addresses, protocol and ports of the packet
  * 'packet_' (a struct dp_packet), as far as its headers go.  Called only
  * when a flow gets a slot in a latency table. */
@@ -1169,7 +1161,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
             OVS_PREFETCH(data);
         }
     }
-    now = q->hints ? afxdp_now_ns() : 0;
+    now = q->hints ? afxdp_clock_now(&q->rx_clock) : 0;
     for (uint32_t i = 0; i < n; i++) {
         const struct xdp_desc *desc = xsk_ring_cons__rx_desc(&xsk->rx,
                                                              idx + i);
@@ -1334,7 +1326,7 @@ afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
     if (!ts) {
         return now;
     }
-    now = now ? now : afxdp_now_ns();
+    now = now ? now : afxdp_clock_now(&q->tx_clock);
     for (int i = 0; i < AFXDP_MAX_PAIRS; i++) {
         struct afxdp_pair *pair = &q->pairs[i];
         uint32_t ingress;

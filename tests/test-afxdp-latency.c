@@ -13,8 +13,9 @@
  */
 
 /* Unit tests of the latency statistics (lib/afxdp-latency.c): histogram
- * geometry and error bound, sanity filter, merge, reset, formatting, and
- * the per-flow table.
+ * geometry and error bound, sanity filter, merge, reset, formatting,
+ * the per-flow table, and the clock of the latency statistics
+ * (lib/afxdp-clock.h).
  *
  * Usage: ovstest test-afxdp-latency
  * Needs no privileges.  Prints one line per check group and "PASS" at the
@@ -27,7 +28,9 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "afxdp-clock.h"
 #include "afxdp-latency.h"
 #include "openvswitch/dynamic-string.h"
 #include "ovs-atomic.h"
@@ -852,6 +855,45 @@ test_flows_threads(void)
     printf("flows threads: ok\n");
 }
 
+static uint64_t
+monotonic_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The clock of the latency statistics agrees with CLOCK_MONOTONIC, to
+ * within 'tol', over three of its re-anchoring spans (the rate is measured
+ * at the end of the first), and where it may use the TSC, it does. */
+static void
+test_clock(void)
+{
+    const uint64_t tol = 5000;
+    uint64_t start = monotonic_ns(), prev = 0, worst = 0;
+    struct afxdp_clock c;
+    long long int n = 0, n_tsc = 0;
+
+    afxdp_clock_init(&c);
+    while (monotonic_ns() - start < 3 * AFXDP_CLOCK_SPAN_NS + 10000000) {
+        uint64_t before = monotonic_ns();
+        uint64_t now = afxdp_clock_now(&c);
+        uint64_t after = monotonic_ns();
+
+        ovs_assert(now + tol >= before && now <= after + tol);
+        ovs_assert(now + tol >= prev);
+        worst = MAX(worst, now < before ? before - now
+                           : now > after ? now - after : 0);
+        prev = now;
+        n_tsc += c.mult != 0;
+        n++;
+    }
+    ovs_assert(!c.tsc || n_tsc > n / 2);
+    printf("clock: ok (%s, %lld reads, at most %"PRIu64" ns off)\n",
+           c.tsc ? "TSC" : "clock_gettime()", n, worst);
+}
+
 static void
 test_afxdp_latency_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
@@ -866,6 +908,7 @@ test_afxdp_latency_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_flows_eviction();
     test_flows_reset();
     test_flows_threads();
+    test_clock();
     printf("PASS\n");
 }
 
