@@ -95,14 +95,14 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
-	__uint(key_size, 8 * AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_16));
+	__type(key, __u64[AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_16)]);
 	__type(value, struct afxdp_flow_entry);
 } afxdp_flows16 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
-	__uint(key_size, 8 * AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_32));
+	__type(key, __u64[AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_32)]);
 	__type(value, struct afxdp_flow_entry);
 } afxdp_flows32 SEC(".maps");
 
