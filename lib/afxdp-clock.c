@@ -72,18 +72,43 @@ afxdp_clock_gettime(void)
     return (uint64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Reads CLOCK_MONOTONIC into '*ns' and returns the TSC at the same moment:
+ * the middle of two TSC reads around it.  Of AFXDP_CLOCK_TRIES reads, the
+ * one with the two TSC reads closest together, so that a thread preempted
+ * or interrupted during one of them still gets a close pair. */
+#define AFXDP_CLOCK_TRIES 3
+#if defined(__x86_64__)
+static uint64_t
+afxdp_clock_pair(uint64_t *ns)
+{
+    uint64_t best_tsc = 0, best_width = UINT64_MAX;
+
+    for (int i = 0; i < AFXDP_CLOCK_TRIES; i++) {
+        uint64_t t1 = __builtin_ia32_rdtsc();
+        uint64_t n = afxdp_clock_gettime();
+        uint64_t t2 = __builtin_ia32_rdtsc();
+
+        if (t2 - t1 < best_width) {
+            best_width = t2 - t1;
+            best_tsc = t1 + best_width / 2;
+            *ns = n;
+        }
+    }
+    return best_tsc;
+}
+#endif
+
 /* Reads CLOCK_MONOTONIC, and takes it as the new anchor of 'c' with the
- * TSC read next to it: the rate is the anchors' ratio once they are
+ * TSC read around it: the rate is the anchors' ratio once they are
  * AFXDP_CLOCK_SPAN_NS apart, and a TSC that went backwards (which a usable
  * TSC does not do) starts the measurement again. */
 uint64_t
 afxdp_clock_anchor__(struct afxdp_clock *c)
 {
-    uint64_t ns = afxdp_clock_gettime();
-
 #if defined(__x86_64__)
     if (c->tsc) {
-        uint64_t tsc = __builtin_ia32_rdtsc();
+        uint64_t ns = 0;
+        uint64_t tsc = afxdp_clock_pair(&ns);
 
         if (!c->tsc0 || tsc <= c->tsc0 || ns < c->ns0) {
             c->mult = 0;
@@ -101,7 +126,8 @@ afxdp_clock_anchor__(struct afxdp_clock *c)
         }
         c->tsc0 = tsc;
         c->ns0 = ns;
+        return ns;
     }
 #endif
-    return ns;
+    return afxdp_clock_gettime();
 }

@@ -866,15 +866,22 @@ monotonic_ns(void)
 
 /* The clock of the latency statistics agrees with CLOCK_MONOTONIC, to
  * within 'tol', over three of its re-anchoring spans (the rate is measured
- * at the end of the first), and where it may use the TSC, it does. */
+ * at the end of the first), and where it may use the TSC, it does.  It
+ * cannot be more exact than a clock read is short: 'tol' is 5 us, or 100
+ * clock reads where they are slow (under valgrind, a read takes
+ * microseconds). */
 static void
 test_clock(void)
 {
-    const uint64_t tol = 5000;
-    uint64_t start = monotonic_ns(), prev = 0, worst = 0;
+    uint64_t start = monotonic_ns(), prev = 0, worst = 0, tol;
     struct afxdp_clock c;
     long long int n = 0, n_tsc = 0;
 
+    for (int i = 0; i < 100; i++) {
+        monotonic_ns();
+    }
+    tol = MAX(5000, monotonic_ns() - start);
+    start = monotonic_ns();
     afxdp_clock_init(&c);
     while (monotonic_ns() - start < 3 * AFXDP_CLOCK_SPAN_NS + 10000000) {
         uint64_t before = monotonic_ns();
@@ -890,8 +897,9 @@ test_clock(void)
         n++;
     }
     ovs_assert(!c.tsc || n_tsc > n / 2);
-    printf("clock: ok (%s, %lld reads, at most %"PRIu64" ns off)\n",
-           c.tsc ? "TSC" : "clock_gettime()", n, worst);
+    printf("clock: ok (%s, %lld reads, at most %"PRIu64" ns off, "
+           "tolerance %"PRIu64" ns)\n",
+           c.tsc ? "TSC" : "clock_gettime()", n, worst, tol);
 }
 
 static void
