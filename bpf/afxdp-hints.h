@@ -45,13 +45,20 @@ enum xdp_hints_mode {
                                           * clock); without this bit it is
                                           * CLOCK_MONOTONIC, taken by the
                                           * program (bpf_ktime_get_ns()). */
-#define XDP_HINTS_F_HASH       (1u << 2) /* rx_hash and hash_type are the
-                                          * device's. */
+#define XDP_HINTS_F_HASH       (1u << 2) /* rx_hash and hash_type are set:
+                                          * the device's, or with
+                                          * XDP_HINTS_F_HASH_XDP the
+                                          * program's. */
 #define XDP_HINTS_F_VLAN       (1u << 3) /* vlan_tci and vlan_proto are the
                                           * tag the device stripped. */
 #define XDP_HINTS_F_MARK       (1u << 4) /* flow_mark is OVS's flow mark of
                                           * the offloaded flow the frame
                                           * matched (lib/afxdp-offload.c). */
+#define XDP_HINTS_F_HASH_XDP   (1u << 5) /* The device gave no hash: the
+                                          * program computed rx_hash over
+                                          * the IP addresses, protocol and
+                                          * ports (addresses only for
+                                          * fragments). */
 
 /* Bits of 'hash_type', as the kernel defines them for
  * bpf_xdp_metadata_rx_hash() (its enum xdp_rss_hash_type, a kernel ABI):
@@ -73,11 +80,12 @@ struct xdp_hints_ts {
     __u32 btf_id;               /* BTF id of this struct.  Must be last. */
 };
 
-/* XDP_HINTS_TS_HASH: timestamp, the device's rx hash and VLAN tag, and the
- * flow mark of a partially offloaded flow.  32 bytes. */
+/* XDP_HINTS_TS_HASH: timestamp, an rx hash (the device's, else the
+ * program's), the device's VLAN tag, and the flow mark of a partially
+ * offloaded flow.  32 bytes. */
 struct xdp_hints_ts_hash {
     __u64 rx_timestamp;         /* Nanoseconds; clock given by 'flags'. */
-    __u32 rx_hash;              /* The device's flow hash (RSS). */
+    __u32 rx_hash;              /* Flow hash (see XDP_HINTS_F_HASH). */
     __u32 hash_type;            /* XDP_HINTS_HASH_* bits. */
     __u16 vlan_tci;             /* VLAN TCI, host byte order. */
     __u16 vlan_proto;           /* VLAN TPID, network byte order. */

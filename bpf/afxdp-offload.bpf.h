@@ -414,13 +414,15 @@ error:
 
 /* Offloaded flows: returns the XDP action for a frame an offloaded flow
  * handles, or -1 to go on to the socket, with '*mark' set if a partially
- * offloaded flow matched. */
-static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark)
+ * offloaded flow matched, and with 'kw' the frame's key and '*keyed' true
+ * if it was parsed. */
+static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark,
+					  __u64 kw[AFXDP_FLOW_KEY_WORDS],
+					  bool *keyed)
 {
 	const struct afxdp_flow_masks *t;
 	struct afxdp_flow_entry *e;
 	struct afxdp_fields f = {};
-	__u64 kw[AFXDP_FLOW_KEY_WORDS];
 	__u16 tcp_flags = 0;
 	__u32 zero = 0;
 	__u64 len;
@@ -434,6 +436,7 @@ static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark)
 		return -1;
 	}
 	afxdp_key_words(&f, kw);
+	*keyed = true;
 	e = afxdp_flow_lookup(t, kw);
 	if (!e) {
 		afxdp_count(AFXDP_PROG_OFFLOAD_MISS);
@@ -446,6 +449,143 @@ static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark)
 	e->bytes += len;
 	e->tcp_flags |= tcp_flags;
 	return afxdp_flow_act(ctx, e, mark);
+}
+
+/* Writes into 'kw' the words of the frame's key that afxdp_key_hash()
+ * reads, the bits it does not read zero: the EtherType, IP protocol,
+ * fragment bits, addresses and ports.  A lighter parse than afxdp_parse(),
+ * for frames that no offloaded flow made the program parse, which agrees
+ * with it on those fields wherever afxdp_parse() succeeds: a flow's hash
+ * does not depend on whether flows are offloaded.  Returns 0, or -1 for a
+ * frame that is not IP, or too short for its IP header. */
+static __always_inline int afxdp_hash_key(struct xdp_md *ctx,
+					  __u64 kw[AFXDP_FLOW_KEY_WORDS])
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	void *l3 = eth + 1;
+	__u8 frag = 0, proto;
+	__be16 type;
+	__u8 *l4;
+
+	if (l3 > end)
+		return -1;
+	type = eth->h_proto;
+	if (type == bpf_htons(AFXDP_ETH_P_8021Q) ||
+	    type == bpf_htons(AFXDP_ETH_P_8021AD)) {
+		struct afxdp_vlan_hdr *vh = l3;
+
+		if ((void *)(vh + 1) > end)
+			return -1;
+		type = vh->proto;
+		l3 = vh + 1;
+	}
+	if (type == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = l3;
+		__u16 off;
+
+		if ((void *)(ip + 1) > end)
+			return -1;
+		proto = ip->protocol;
+		off = bpf_ntohs(ip->frag_off);
+		if (off & (AFXDP_IP_MF | AFXDP_IP_OFFSET))
+			frag = AFXDP_FLOW_FRAG_ANY;
+		kw[3] = (__u64)ip->saddr << 32;
+		kw[4] = 0;
+		kw[5] = (__u64)ip->daddr << 32;
+		kw[6] = 0;
+		kw[7] = 0;
+		l4 = l3 + ip->ihl * 4;
+	} else if (type == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = l3;
+		const __u32 *sa, *da;
+
+		if ((void *)(ip6 + 1) > end)
+			return -1;
+		proto = ip6->nexthdr;
+		sa = ip6->saddr.in6_u.u6_addr32;
+		da = ip6->daddr.in6_u.u6_addr32;
+		kw[3] = (__u64)sa[0] << 32;
+		kw[4] = sa[1] | (__u64)sa[2] << 32;
+		kw[5] = sa[3] | (__u64)da[0] << 32;
+		kw[6] = da[1] | (__u64)da[2] << 32;
+		kw[7] = da[3];
+		l4 = (void *)(ip6 + 1);
+	} else {
+		return -1;
+	}
+	kw[1] = (__u64)type << 32;
+	kw[2] = (__u64)proto << 16 | (__u64)frag << 40;
+	/* The ports as afxdp_parse_l4() takes them; afxdp_key_hash() reads
+	 * none of a fragment's. */
+	if (!frag && (void *)(l4 + 4) <= end) {
+		bool v6 = type == bpf_htons(ETH_P_IPV6);
+
+		if (proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+		    proto == IPPROTO_SCTP)
+			kw[3] |= *(__u32 *)l4;
+		else if ((!v6 && proto == IPPROTO_ICMP) ||
+			 (v6 && proto == IPPROTO_ICMPV6))
+			kw[3] |= bpf_htons(l4[0]) | (__u32)bpf_htons(l4[1])
+							    << 16;
+	}
+	return 0;
+}
+
+/* Mixes 'v' into the hash 'h'. */
+static __always_inline __u64 afxdp_hash_mix(__u64 h, __u64 v)
+{
+	h ^= v;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 32);
+}
+
+/* A flow hash of the IP frame whose key (afxdp_key_words()) is 'kw', for
+ * when the device gives none: over the addresses, the protocol and the
+ * ports (not the ports of fragments, so that all fragments of a datagram
+ * agree, as with devices' RSS).  Stores in '*type' the XDP_HINTS_HASH_*
+ * bits of what it hashed, 0 for a frame that is not IP (then there is no
+ * hash). */
+static __always_inline __u32
+afxdp_key_hash(const __u64 kw[AFXDP_FLOW_KEY_WORDS], __u32 *type)
+{
+	__be16 eth_type = kw[1] >> 32;
+	__u8 proto = kw[2] >> 16;
+	__u8 frag = kw[2] >> 40;
+	__u32 t;
+	__u64 h;
+
+	if (eth_type == bpf_htons(ETH_P_IP)) {
+		t = XDP_HINTS_HASH_L3_IPV4;
+	} else if (eth_type == bpf_htons(ETH_P_IPV6)) {
+		t = XDP_HINTS_HASH_L3_IPV6;
+	} else {
+		*type = 0;
+		return 0;
+	}
+	/* Words 3 (its upper half) to 7 hold the addresses, zero beyond an
+	 * IPv4 address. */
+	h = afxdp_hash_mix(0x9e3779b97f4a7c15ULL,
+			   (kw[3] & 0xffffffff00000000ULL) | proto);
+	h = afxdp_hash_mix(h, kw[4]);
+	h = afxdp_hash_mix(h, kw[5]);
+	h = afxdp_hash_mix(h, kw[6]);
+	h = afxdp_hash_mix(h, kw[7]);
+	if (!frag) {
+		if (proto == IPPROTO_TCP)
+			t |= XDP_HINTS_HASH_L4 | XDP_HINTS_HASH_L4_TCP;
+		else if (proto == IPPROTO_UDP)
+			t |= XDP_HINTS_HASH_L4 | XDP_HINTS_HASH_L4_UDP;
+		else if (proto == IPPROTO_SCTP)
+			t |= XDP_HINTS_HASH_L4 | XDP_HINTS_HASH_L4_SCTP;
+		else if (proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6)
+			t |= XDP_HINTS_HASH_L4 | XDP_HINTS_HASH_L4_ICMP;
+		/* Ports (ICMP type and code), in the lower half of word 3. */
+		h = afxdp_hash_mix(h, kw[3] & 0xffffffffULL);
+	}
+	*type = t;
+	return (__u32)h;
 }
 
 #endif /* afxdp-offload.bpf.h */

@@ -10,8 +10,9 @@
  *
  * With the 'hints_mode' knob on, the program writes XDP hints in front of
  * each frame it redirects (bpf/afxdp-hints.h): a receive timestamp and, in
- * XDP_HINTS_TS_HASH mode, the device's rx hash and VLAN tag, ending with the
- * BTF id of the layout.  Frames passed to the kernel stack are left as they
+ * XDP_HINTS_TS_HASH mode, an rx hash (the device's, else its own over the
+ * IP addresses, protocol and ports) and the device's VLAN tag, ending with
+ * the BTF id of the layout.  Frames passed to the kernel stack are left as they
  * are.
  *
  * The object holds the program twice.  afxdp_ovs_redir is the one loaded
@@ -145,6 +146,8 @@ static __always_inline void afxdp_count(__u32 idx)
 		*counter += 1;
 }
 
+#include "bpf/afxdp-offload.bpf.h"
+
 /* Receive timestamp into '*ts', and the XDP_HINTS_F_* bits saying where
  * it came from.  A driver that implements the kfunc but had no timestamp
  * for this frame may still return 0, with a zero timestamp (veth does):
@@ -184,7 +187,8 @@ static __always_inline int afxdp_hints_ts(struct xdp_md *ctx, const bool kfuncs)
 }
 
 static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
-					       const bool kfuncs, __u32 mark)
+					       const bool kfuncs, __u32 mark,
+					       const __u64 *kw)
 {
 	enum afxdp_rss_hash_type hash_type = 0;
 	struct xdp_hints_ts_hash *h;
@@ -203,6 +207,14 @@ static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
 			flags |= XDP_HINTS_F_HASH;
 		if (!bpf_xdp_metadata_rx_vlan_tag(ctx, &vlan_proto, &vlan_tci))
 			flags |= XDP_HINTS_F_VLAN;
+	} else if (kw) {
+		__u32 type;
+
+		hash = afxdp_key_hash(kw, &type);
+		if (type) {
+			hash_type = type;
+			flags |= XDP_HINTS_F_HASH | XDP_HINTS_F_HASH_XDP;
+		}
 	}
 	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof *h))
 		return -1;
@@ -223,19 +235,20 @@ static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
 }
 
 /* Writes the hints 'hints_mode' asks for in front of the frame, with flow
- * mark 'mark' (0 for none; only XDP_HINTS_TS_HASH carries one).  When the
- * driver leaves no room for them (bpf_xdp_adjust_meta() fails: too little
- * headroom, or no metadata support), counts it; the frame goes on without
- * hints. */
+ * mark 'mark' (0 for none; only XDP_HINTS_TS_HASH carries one) and, where
+ * the device gives no hash, a hash of the frame's key 'kw' (NULL if the
+ * frame was not parsed).  When the driver leaves no room for them
+ * (bpf_xdp_adjust_meta() fails: too little headroom, or no metadata
+ * support), counts it; the frame goes on without hints. */
 static __always_inline void afxdp_hints(struct xdp_md *ctx, const bool kfuncs,
-					__u32 mark)
+					__u32 mark, const __u64 *kw)
 {
 	int ret;
 
 	if (hints_mode == XDP_HINTS_TS)
 		ret = afxdp_hints_ts(ctx, kfuncs);
 	else if (hints_mode == XDP_HINTS_TS_HASH)
-		ret = afxdp_hints_ts_hash(ctx, kfuncs, mark);
+		ret = afxdp_hints_ts_hash(ctx, kfuncs, mark, kw);
 	else
 		return;
 
@@ -243,17 +256,17 @@ static __always_inline void afxdp_hints(struct xdp_md *ctx, const bool kfuncs,
 		afxdp_count(AFXDP_PROG_HINTS_FAILED);
 }
 
-#include "bpf/afxdp-offload.bpf.h"
-
 /* The program's body: 'kfuncs' is a constant, true only in the
  * device-bound afxdp_ovs_dev. */
 static __always_inline int afxdp_redirect(struct xdp_md *ctx, const bool kfuncs)
 {
 	__u32 queue = ctx->rx_queue_index;
+	__u64 kw[AFXDP_FLOW_KEY_WORDS];
+	bool keyed = false;
 	__u32 mark = 0;
 	long action;
 
-	action = afxdp_offload(ctx, &mark);
+	action = afxdp_offload(ctx, &mark, kw, &keyed);
 	if (action >= 0)
 		return action;
 
@@ -272,7 +285,11 @@ static __always_inline int afxdp_redirect(struct xdp_md *ctx, const bool kfuncs)
 	if (action == XDP_REDIRECT) {
 		/* The redirect happens after we return, with the frame as
 		 * we leave it: hints written now go along. */
-		afxdp_hints(ctx, kfuncs, mark);
+		/* Without a device hash, the hints carry one of the key,
+		 * parsed here unless the offloaded flows did. */
+		if (hints_mode == XDP_HINTS_TS_HASH && !kfuncs && !keyed)
+			keyed = !afxdp_hash_key(ctx, kw);
+		afxdp_hints(ctx, kfuncs, mark, keyed ? kw : NULL);
 		afxdp_count(AFXDP_PROG_REDIRECTED);
 	} else {
 		afxdp_count(AFXDP_PROG_NO_SOCKET);

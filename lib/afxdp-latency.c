@@ -598,17 +598,15 @@ afxdp_latency_flows_add(struct afxdp_latency_flows *f, uint32_t hash,
  * key) only when the flow gets a slot, so that a caller who has to parse a
  * packet for it does so for a few packets, not all. */
 void
-afxdp_latency_flows_add_lazy(struct afxdp_latency_flows *f, uint32_t hash,
-                             afxdp_latency_fill_key_cb *fill_key,
-                             const void *aux, uint64_t ns)
+afxdp_latency_flows_add_run(struct afxdp_latency_flows *f,
+                            const struct afxdp_latency_flow_run *r,
+                            afxdp_latency_fill_key_cb *fill_key)
 {
     struct afxdp_latency_flow_key key;
-    uint32_t weight = 1 + MIN(ns >> AFXDP_LATENCY_FLOWS_SLOW_SHIFT,
-                              AFXDP_LATENCY_FLOWS_MAX_WEIGHT - 1);
     /* The low bits of an RSS hash choose the rx queue, so within one queue
      * they hardly vary: take the set from the high bits of a multiplicative
      * hash, which depend on all bits. */
-    uint32_t base = (uint32_t) ((uint64_t) (uint32_t) (hash * 0x9e3779b1u)
+    uint32_t base = (uint32_t) ((uint64_t) (uint32_t) (r->hash * 0x9e3779b1u)
                                 >> f->set_shift) * AFXDP_LATENCY_FLOWS_WAYS;
     struct afxdp_latency_flow_slot *victim = NULL;
     uint32_t req, done, victim_score = UINT32_MAX;
@@ -619,11 +617,13 @@ afxdp_latency_flows_add_lazy(struct afxdp_latency_flows *f, uint32_t hash,
     if (OVS_UNLIKELY(req != done)) {
         afxdp_latency_flows_apply_reset(f, req);
     }
-    afxdp_latency_add__(&f->n_packets, 1);
-    if (OVS_UNLIKELY(!--f->age_left)) {
-        f->age_left = f->age_period;
+    afxdp_latency_add__(&f->n_packets, r->n);
+    /* A run is far shorter than an aging period: one halving at most. */
+    if (OVS_UNLIKELY(f->age_left <= r->n)) {
+        f->age_left += f->age_period;
         f->epoch++;
     }
+    f->age_left -= r->n;
 
     /* The set's hashes share one cache line; only a match touches its
      * slot. */
@@ -632,18 +632,18 @@ afxdp_latency_flows_add_lazy(struct afxdp_latency_flows *f, uint32_t hash,
         uint32_t h;
 
         atomic_read_relaxed(&f->hashes[i], &h);
-        if (h != hash) {
+        if (h != r->hash) {
             continue;
         }
         atomic_read_relaxed(&s->packets, &v);
         if (v) {
-            atomic_store_relaxed(&s->packets, v + 1);
-            afxdp_latency_add__(&s->sum_ns, ns);
+            atomic_store_relaxed(&s->packets, v + r->n);
+            afxdp_latency_add__(&s->sum_ns, r->sum_ns);
             atomic_read_relaxed(&s->max_ns, &v);
-            if (ns > v) {
-                atomic_store_relaxed(&s->max_ns, ns);
+            if (r->max_ns > v) {
+                atomic_store_relaxed(&s->max_ns, r->max_ns);
             }
-            s->score = afxdp_latency_slot_score(f, s) + weight;
+            s->score = afxdp_latency_slot_score(f, s) + r->weight;
             return;
         }
     }
@@ -656,9 +656,10 @@ afxdp_latency_flows_add_lazy(struct afxdp_latency_flows *f, uint32_t hash,
         atomic_read_relaxed(&s->packets, &v);
         if (!v) {
             afxdp_latency_add__(&f->n_claims, 1);
-            fill_key(aux, &key);
-            afxdp_latency_slot_set(f, i, hash, &key, 1, ns, ns);
-            s->score = weight;
+            fill_key(r->aux, &key);
+            afxdp_latency_slot_set(f, i, r->hash, &key, r->n, r->sum_ns,
+                                   r->max_ns);
+            s->score = r->weight;
             s->epoch = f->epoch;
             return;
         }
@@ -668,15 +669,33 @@ afxdp_latency_flows_add_lazy(struct afxdp_latency_flows *f, uint32_t hash,
             victim_score = score;
         }
     }
-    if (victim_score > weight) {
-        victim->score -= weight;
-        afxdp_latency_add__(&f->n_untracked, 1);
+    if (victim_score > r->weight) {
+        victim->score -= r->weight;
+        afxdp_latency_add__(&f->n_untracked, r->n);
         return;
     }
     afxdp_latency_add__(&f->n_evictions, 1);
-    fill_key(aux, &key);
-    afxdp_latency_slot_set(f, victim - f->slots, hash, &key, 1, ns, ns);
-    victim->score = weight;
+    fill_key(r->aux, &key);
+    afxdp_latency_slot_set(f, victim - f->slots, r->hash, &key, r->n,
+                           r->sum_ns, r->max_ns);
+    victim->score = r->weight;
+}
+
+void
+afxdp_latency_flows_add_lazy(struct afxdp_latency_flows *f, uint32_t hash,
+                             afxdp_latency_fill_key_cb *fill_key,
+                             const void *aux, uint64_t ns)
+{
+    struct afxdp_latency_flow_run r = {
+        .n = 1,
+        .hash = hash,
+        .weight = afxdp_latency_flow_weight(ns),
+        .sum_ns = ns,
+        .max_ns = ns,
+        .aux = aux,
+    };
+
+    afxdp_latency_flows_add_run(f, &r, fill_key);
 }
 
 /* Asks for 'f' to be emptied, counters included.  Any thread.  Readers see

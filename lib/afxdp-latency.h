@@ -147,6 +147,7 @@
 
 #include "openvswitch/compiler.h"
 #include "openvswitch/types.h"
+#include "openvswitch/util.h"
 #include "ovs-atomic.h"
 
 struct ds;
@@ -350,6 +351,73 @@ typedef void afxdp_latency_fill_key_cb(const void *aux,
 void afxdp_latency_flows_add_lazy(struct afxdp_latency_flows *,
                                   uint32_t hash, afxdp_latency_fill_key_cb *,
                                   const void *aux, uint64_t ns);
+
+/* Consecutive samples of one flow (one hash), added to a table at once:
+ * packets of a flow tend to come in bursts, and the caller's loop then
+ * does one table update per burst instead of one per packet.  The result
+ * is that of adding the samples one by one, except that a run competes for
+ * a slot as a whole (it takes the weakest slot of its set if its total
+ * weight reaches that slot's score, and then all its samples count) and
+ * ages the table once at most.  The flow's label comes from the first
+ * sample's 'aux', which must still be valid when the run is added. */
+struct afxdp_latency_flow_run {
+    uint32_t n;                 /* Samples, 0 when empty. */
+    uint32_t hash;              /* Their flow. */
+    uint32_t weight;            /* Sum of their weights (see above). */
+    uint64_t sum_ns;            /* Sum of their latencies. */
+    uint64_t max_ns;            /* Largest of them. */
+    const void *aux;            /* Of the first sample. */
+};
+
+void afxdp_latency_flows_add_run(struct afxdp_latency_flows *,
+                                 const struct afxdp_latency_flow_run *,
+                                 afxdp_latency_fill_key_cb *);
+
+/* Weight of a sample of 'ns' nanoseconds. */
+static inline uint32_t
+afxdp_latency_flow_weight(uint64_t ns)
+{
+    return 1 + MIN(ns >> AFXDP_LATENCY_FLOWS_SLOW_SHIFT,
+                   AFXDP_LATENCY_FLOWS_MAX_WEIGHT - 1);
+}
+
+/* Adds the sample of 'ns' nanoseconds, of flow 'hash' described by 'aux',
+ * to run 'r', first adding 'r' to table 'f' if it is of another flow.
+ * Call afxdp_latency_flow_run_flush() at the end of the burst. */
+static inline void
+afxdp_latency_flow_run_add(struct afxdp_latency_flows *f,
+                           struct afxdp_latency_flow_run *r,
+                           afxdp_latency_fill_key_cb *fill_key,
+                           uint32_t hash, const void *aux, uint64_t ns)
+{
+    if (r->n && r->hash != hash) {
+        afxdp_latency_flows_add_run(f, r, fill_key);
+        r->n = 0;
+    }
+    if (!r->n) {
+        r->hash = hash;
+        r->aux = aux;
+        r->weight = 0;
+        r->sum_ns = 0;
+        r->max_ns = 0;
+    }
+    r->n++;
+    r->weight += afxdp_latency_flow_weight(ns);
+    r->sum_ns += ns;
+    r->max_ns = MAX(r->max_ns, ns);
+}
+
+/* Adds what is left in run 'r' to table 'f', and empties 'r'. */
+static inline void
+afxdp_latency_flow_run_flush(struct afxdp_latency_flows *f,
+                             struct afxdp_latency_flow_run *r,
+                             afxdp_latency_fill_key_cb *fill_key)
+{
+    if (r->n) {
+        afxdp_latency_flows_add_run(f, r, fill_key);
+        r->n = 0;
+    }
+}
 void afxdp_latency_flows_add(struct afxdp_latency_flows *, uint32_t hash,
                              const struct afxdp_latency_flow_key *,
                              uint64_t ns);

@@ -587,14 +587,19 @@ afxdp_xdp_make_hints_desc(const struct afxdp_xdp *xdp, const char *why)
 
     if (xdp->hints == XDP_HINTS_OFF) {
         return xstrdup("off");
-    } else if (xdp->mode == AFXDP_XDP_GENERIC) {
-        return xstrdup("kernel clock only (generic XDP)");
-    } else if (!xdp->dev_bound) {
-        return (why
-                ? xasprintf("kernel clock only (device-bound program "
-                            "refused: %s)", why)
-                : xstrdup("kernel clock only (device-bound program not "
-                          "requested)"));
+    } else if (xdp->mode == AFXDP_XDP_GENERIC || !xdp->dev_bound) {
+        /* No driver metadata: the program's clock, and its own hash. */
+        const char *what = (xdp->hints == XDP_HINTS_TS_HASH
+                            ? "kernel clock, flow hash computed in XDP"
+                            : "kernel clock only");
+
+        return (xdp->mode == AFXDP_XDP_GENERIC
+                ? xasprintf("%s (generic XDP)", what)
+                : why
+                ? xasprintf("%s (device-bound program refused: %s)", what,
+                            why)
+                : xasprintf("%s (device-bound program not requested)",
+                            what));
     }
 
     ds_put_cstr(&s, "driver metadata where given, else kernel clock "

@@ -153,8 +153,9 @@ enum xdp_hints_mode afxdp_xdp_hints_mode(const struct afxdp_xdp *xdp);
 bool afxdp_xdp_is_dev_bound(const struct afxdp_xdp *xdp);
 
 /* Human-readable description of the hints in effect and where their values
- * come from, for status, e.g. "off", "kernel clock only (generic XDP)",
- * "kernel clock only (device-bound program refused: Invalid argument)" or
+ * come from, for status, e.g. "off", "kernel clock, flow hash computed in
+ * XDP (generic XDP)", "kernel clock only (device-bound program refused:
+ * Invalid argument)" (xdp-hints=ts) or
  * "driver metadata where given, else kernel clock (device-bound; driver
  * implements timestamp, hash, vlan-tag)".  Owned by 'xdp', valid until it
  * is detached; never NULL.  Which fields a frame really carries is in the

@@ -1059,9 +1059,11 @@ afxdp_flow_key_fill(const void *packet_, struct afxdp_latency_flow_key *key)
     }
 }
 
-/* Counts of one receive batch's hints. */
+/* Counts of one receive batch's hints, and its current run of packets of
+ * one flow for the per-flow latency table. */
 struct afxdp_rx_hints_batch {
     uint32_t n_hints, n_missing, n_hash;
+    struct afxdp_latency_flow_run run;
 };
 
 /* Decodes the XDP hints in front of the frame at 'addr' (frame 'frame'),
@@ -1087,9 +1089,9 @@ afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet_afxdp *xp,
         int64_t delta = now - v.rx_timestamp;
 
         if (afxdp_latency_record(q->k2p, delta) && xdp_hints_has_hash(&v)) {
-            afxdp_latency_flows_add_lazy(q->flows, v.rx_hash,
-                                         afxdp_flow_key_fill, &xp->packet,
-                                         delta);
+            afxdp_latency_flow_run_add(q->flows, &hb->run,
+                                       afxdp_flow_key_fill, v.rx_hash,
+                                       &xp->packet, delta);
         }
         *ts = v.rx_timestamp;
     } else {
@@ -1112,7 +1114,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     struct netdev_linux *dev = netdev_linux_cast(rxq_->netdev);
     struct netdev_afxdp_tx_lock *q;
     const struct afxdp_pool_layout *l;
-    struct afxdp_rx_hints_batch hb = { 0, 0, 0 };
+    struct afxdp_rx_hints_batch hb = { .n_hints = 0 };
     uint64_t bad[NETDEV_MAX_BURST];
     uint32_t n, idx, n_bad = 0, n_outside = 0;
     struct afxdp_xsk *xsk;
@@ -1210,6 +1212,9 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     afxdp_counter_add(&q->rx_packets, n);
     afxdp_counter_add(&q->rx_bytes, bytes);
     if (q->hints) {
+        /* The packets are still as received: the run's first one can
+         * still label its flow. */
+        afxdp_latency_flow_run_flush(q->flows, &hb.run, afxdp_flow_key_fill);
         afxdp_counter_add(&q->rx_hints, hb.n_hints);
         afxdp_counter_add(&q->rx_hints_missing, hb.n_missing);
         afxdp_counter_add(&q->rx_hash_from_hints, hb.n_hash);

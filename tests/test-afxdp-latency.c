@@ -855,6 +855,71 @@ test_flows_threads(void)
     printf("flows threads: ok\n");
 }
 
+static void
+copy_key(const void *key, struct afxdp_latency_flow_key *out)
+{
+    memcpy(out, key, sizeof *out);
+}
+
+/* Bursts of samples added as runs give the same table as the samples added
+ * one by one, where no flow competes for a slot. */
+static void
+test_flows_runs(void)
+{
+    struct afxdp_latency_flows *one = afxdp_latency_flows_create(1024);
+    struct afxdp_latency_flows *runs = afxdp_latency_flows_create(1024);
+    struct afxdp_latency_flow_stats a[32], b[32];
+    struct afxdp_latency_flows_counts ca, cb;
+    struct afxdp_latency_flow_run run = { .n = 0 };
+    struct afxdp_latency_flow_key keys[16];
+    uint32_t seed = 1, n_in_batch = 0;
+    size_t na, nb;
+
+    for (int i = 0; i < 16; i++) {
+        make_key(&keys[i], 100 + i);
+    }
+    for (int burst = 0; burst < 2000; burst++) {
+        int flow, len;
+
+        seed = seed * 1103515245 + 12345;
+        flow = (seed >> 16) % 16;
+        len = 1 + (seed >> 8) % 8;
+        for (int j = 0; j < len; j++) {
+            uint64_t ns;
+
+            seed = seed * 1103515245 + 12345;
+            ns = 1000 + (seed >> 12) % 100000;  /* Weights 1 to 7. */
+            afxdp_latency_flows_add(one, 100 + flow, &keys[flow], ns);
+            afxdp_latency_flow_run_add(runs, &run, copy_key,
+                                       100 + flow, &keys[flow], ns);
+            /* Runs end with the receive batch, too. */
+            if (++n_in_batch == 32) {
+                afxdp_latency_flow_run_flush(runs, &run,
+                                             copy_key);
+                n_in_batch = 0;
+            }
+        }
+    }
+    afxdp_latency_flow_run_flush(runs, &run, copy_key);
+    ovs_assert(!run.n);
+
+    afxdp_latency_flows_get_counts(one, &ca);
+    afxdp_latency_flows_get_counts(runs, &cb);
+    ovs_assert(ca.n_packets == cb.n_packets && ca.n_used == cb.n_used);
+    ovs_assert(ca.n_used == 16 && !ca.n_untracked && !cb.n_untracked);
+    na = afxdp_latency_flows_top(one, AFXDP_LATENCY_BY_PACKETS, a, 32);
+    nb = afxdp_latency_flows_top(runs, AFXDP_LATENCY_BY_PACKETS, b, 32);
+    ovs_assert(na == 16 && nb == 16);
+    for (size_t i = 0; i < na; i++) {
+        ovs_assert(a[i].hash == b[i].hash && a[i].packets == b[i].packets);
+        ovs_assert(a[i].sum_ns == b[i].sum_ns && a[i].max_ns == b[i].max_ns);
+        ovs_assert(!memcmp(&a[i].key, &b[i].key, sizeof a[i].key));
+    }
+    afxdp_latency_flows_destroy(one);
+    afxdp_latency_flows_destroy(runs);
+    printf("flows runs: ok\n");
+}
+
 static uint64_t
 monotonic_ns(void)
 {
@@ -916,6 +981,7 @@ test_afxdp_latency_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_flows_eviction();
     test_flows_reset();
     test_flows_threads();
+    test_flows_runs();
     test_clock();
     printf("PASS\n");
 }
