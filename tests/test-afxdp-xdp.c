@@ -742,9 +742,17 @@ check_frame_hints(const struct afxdp_xdp *xdp,
 
     if (hints == XDP_HINTS_TS_HASH && afxdp_xdp_is_dev_bound(xdp)) {
         /* veth implements rx_hash: its skb's flow hash. */
-        CHECK(xdp_hints_has_hash(&v));
+        CHECK(xdp_hints_has_hash(&v) && !(v.flags & XDP_HINTS_F_HASH_XDP));
         ds_put_format(out, ", hash %#"PRIx32" type %#"PRIx32,
                       v.rx_hash, v.hash_type);
+    } else if (hints == XDP_HINTS_TS_HASH) {
+        /* No driver hash: the program's own, over the UDP frame's
+         * addresses and ports. */
+        CHECK(xdp_hints_has_hash(&v) && v.flags & XDP_HINTS_F_HASH_XDP);
+        CHECK(v.hash_type == (XDP_HINTS_HASH_L3_IPV4 | XDP_HINTS_HASH_L4
+                              | XDP_HINTS_HASH_L4_UDP));
+        ds_put_format(out, ", hash %#"PRIx32" type %#"PRIx32" (computed "
+                      "in XDP)", v.rx_hash, v.hash_type);
     } else {
         CHECK(!xdp_hints_has_hash(&v));
         ds_put_cstr(out, ", no hash");
