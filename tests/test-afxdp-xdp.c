@@ -762,6 +762,44 @@ check_frame_hints(const struct afxdp_xdp *xdp,
     }
 }
 
+/* The hash the program computes for 'frame' (whose hints are in front of
+ * it, 'headroom' bytes into its chunk) is the one it computes for the same
+ * frame when it parses it for offloaded flows: installs a mask no flow
+ * uses, so that the frame misses, and receives the frame again. */
+static void
+check_hash_with_offload(struct afxdp_xdp *xdp,
+                        const struct xdp_hints_decoder *dec,
+                        struct test_xsk *t, int peer_ifindex,
+                        const uint8_t *frame, size_t headroom)
+{
+    struct afxdp_xdp_flow_maps maps;
+    struct xdp_hints_values v1, v2;
+    struct afxdp_flow_masks table;
+    struct afxdp_xdp_stats stats;
+    struct afxdp_flow_key mask;
+    uint32_t zero = 0;
+    uint64_t now;
+
+    CHECK(xdp_hints_decode(dec, frame, headroom, &v1));
+    memset(&table, 0, sizeof table);
+    memset(&mask, 0, sizeof mask);
+    mask.nw_ttl = 0xff;
+    afxdp_flow_slot_set(&table, 0, &mask);
+    table.n_masks = 1;
+    afxdp_xdp_flow_maps(xdp, &maps);
+    CHECK_ERR(bpf_map_update_elem(maps.masks_fd, &zero, &table, 0), 0);
+
+    frame = receive_test_frame(t, peer_ifindex, &headroom, &now);
+    CHECK(xdp_hints_decode(dec, frame, headroom, &v2));
+    CHECK(v2.flags & XDP_HINTS_F_HASH_XDP);
+    CHECK(v2.rx_hash == v1.rx_hash && v2.hash_type == v1.hash_type);
+    CHECK_ERR(afxdp_xdp_get_stats(xdp, &stats), 0);
+    CHECK(stats.counters[AFXDP_PROG_OFFLOAD_MISS] >= 1);
+
+    memset(&table, 0, sizeof table);
+    CHECK_ERR(bpf_map_update_elem(maps.masks_fd, &zero, &table, 0), 0);
+}
+
 /* Attaches in 'mode' with 'hints' (device-bound if 'dev_bound' and the
  * kernel agrees), receives a frame sent from the peer on a real AF_XDP
  * socket and checks the hints in front of it. */
@@ -803,6 +841,10 @@ check_hints(const char *devname, int ifindex, int peer_ifindex,
                   afxdp_xdp_prog_id(xdp), afxdp_xdp_attach_desc(xdp),
                   afxdp_xdp_hints_desc(xdp), headroom);
     check_frame_hints(xdp, dec, frame, headroom, now, &out);
+    if (hints == XDP_HINTS_TS_HASH && !afxdp_xdp_is_dev_bound(xdp)) {
+        check_hash_with_offload(xdp, dec, &t, peer_ifindex, frame, headroom);
+        ds_put_cstr(&out, ", the same when parsed for offloaded flows");
+    }
     printf("%s\n", ds_cstr(&out));
     ds_destroy(&out);
 
