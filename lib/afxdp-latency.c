@@ -572,11 +572,6 @@ afxdp_latency_slot_score(struct afxdp_latency_flows *f,
     return s->score;
 }
 
-/* Records a packet of latency 'ns' for the flow with RSS hash 'hash' and
- * label 'key' (read only if the flow gets a slot now).  'ns' should have
- * passed afxdp_latency_record().  Owner thread only; no lock, no atomic
- * read-modify-write, a loop over at most AFXDP_LATENCY_FLOWS_WAYS slots
- * twice.  See afxdp-latency.h for the replacement policy. */
 static void
 afxdp_latency_copy_key(const void *key, struct afxdp_latency_flow_key *out)
 {
@@ -587,16 +582,31 @@ afxdp_latency_copy_key(const void *key, struct afxdp_latency_flow_key *out)
     }
 }
 
+/* Records a packet of latency 'ns' for the flow with RSS hash 'hash' and
+ * label 'key' (read only if the flow gets a slot now).  'ns' should have
+ * passed afxdp_latency_record().  Owner thread only. */
 void
 afxdp_latency_flows_add(struct afxdp_latency_flows *f, uint32_t hash,
                         const struct afxdp_latency_flow_key *key, uint64_t ns)
 {
-    afxdp_latency_flows_add_lazy(f, hash, afxdp_latency_copy_key, key, ns);
+    struct afxdp_latency_flow_run r = {
+        .n = 1,
+        .hash = hash,
+        .weight = afxdp_latency_flow_weight(ns),
+        .sum_ns = ns,
+        .max_ns = ns,
+        .aux = key,
+    };
+
+    afxdp_latency_flows_add_run(f, &r, afxdp_latency_copy_key);
 }
 
-/* Like afxdp_latency_flows_add(), but the label is made by 'fill_key'(aux,
- * key) only when the flow gets a slot, so that a caller who has to parse a
- * packet for it does so for a few packets, not all. */
+/* Records run 'r'.  The flow's label is made by 'fill_key'(r->aux, key)
+ * only when the flow gets a slot, so that a caller who has to parse a
+ * packet for it does so for a few packets, not all.  Owner thread only; no
+ * lock, no atomic read-modify-write, a loop over at most
+ * AFXDP_LATENCY_FLOWS_WAYS slots twice.  See afxdp-latency.h for the
+ * replacement policy. */
 void
 afxdp_latency_flows_add_run(struct afxdp_latency_flows *f,
                             const struct afxdp_latency_flow_run *r,
@@ -679,23 +689,6 @@ afxdp_latency_flows_add_run(struct afxdp_latency_flows *f,
     afxdp_latency_slot_set(f, victim - f->slots, r->hash, &key, r->n,
                            r->sum_ns, r->max_ns);
     victim->score = r->weight;
-}
-
-void
-afxdp_latency_flows_add_lazy(struct afxdp_latency_flows *f, uint32_t hash,
-                             afxdp_latency_fill_key_cb *fill_key,
-                             const void *aux, uint64_t ns)
-{
-    struct afxdp_latency_flow_run r = {
-        .n = 1,
-        .hash = hash,
-        .weight = afxdp_latency_flow_weight(ns),
-        .sum_ns = ns,
-        .max_ns = ns,
-        .aux = aux,
-    };
-
-    afxdp_latency_flows_add_run(f, &r, fill_key);
 }
 
 /* Asks for 'f' to be emptied, counters included.  Any thread.  Readers see

@@ -128,10 +128,10 @@
  * flow seen only once is not kept against busy flows however slow it was.
  *
  * Writer, reader and reset contracts are those of the histogram:
- * afxdp_latency_flows_add() is called only by the owning thread and uses
- * no lock and no atomic read-modify-write (it scans the slots of one set:
- * AFXDP_LATENCY_FLOWS_WAYS hashes in one cache line).  Readers
- * (afxdp_latency_flows_top(), _get_counts()) may run in any thread: a
+ * afxdp_latency_flows_add() and _add_run() are called only by the owning
+ * thread and use no lock and no atomic read-modify-write (they scan the
+ * slots of one set: AFXDP_LATENCY_FLOWS_WAYS hashes in one cache line).
+ * Readers (afxdp_latency_flows_top(), _get_counts()) may run in any thread: a
  * per-slot sequence counter, bumped by the writer only when a slot changes
  * flows, guarantees that a listed key always comes with its own flow's
  * counters; those counters may be a packet apart from each other.
@@ -345,12 +345,9 @@ void afxdp_latency_flows_destroy(struct afxdp_latency_flows *);
 size_t afxdp_latency_flows_memory(const struct afxdp_latency_flows *);
 
 /* Makes the label of the flow that 'aux' describes (see
- * afxdp_latency_flows_add_lazy()). */
+ * afxdp_latency_flows_add_run()). */
 typedef void afxdp_latency_fill_key_cb(const void *aux,
                                        struct afxdp_latency_flow_key *);
-void afxdp_latency_flows_add_lazy(struct afxdp_latency_flows *,
-                                  uint32_t hash, afxdp_latency_fill_key_cb *,
-                                  const void *aux, uint64_t ns);
 
 /* Consecutive samples of one flow (one hash), added to a table at once:
  * packets of a flow tend to come in bursts, and the caller's loop then
