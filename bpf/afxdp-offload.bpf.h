@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Flow offload in our XDP program: parse, masked lookup, actions.
- * Included by bpf/afxdp.bpf.c after its maps and afxdp_count(); the
- * contract with userspace is bpf/afxdp-flow.h.
+ * Flow offload in our XDP program: parse, masked lookup, actions; and the
+ * flow hash of the XDP hints, over the same key.  Included by
+ * bpf/afxdp.bpf.c after its maps and afxdp_count(); the contract with
+ * userspace is bpf/afxdp-flow.h.
  *
  * The parser gives each field the value OVS's flow_extract() gives it.
  * Where OVS would do something the parser does not (LLC/SNAP, a second

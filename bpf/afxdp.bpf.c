@@ -188,7 +188,7 @@ static __always_inline int afxdp_hints_ts(struct xdp_md *ctx, const bool kfuncs)
 
 static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
 					       const bool kfuncs, __u32 mark,
-					       const __u64 *kw)
+					       __u64 *kw, bool keyed)
 {
 	enum afxdp_rss_hash_type hash_type = 0;
 	struct xdp_hints_ts_hash *h;
@@ -207,7 +207,9 @@ static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
 			flags |= XDP_HINTS_F_HASH;
 		if (!bpf_xdp_metadata_rx_vlan_tag(ctx, &vlan_proto, &vlan_tci))
 			flags |= XDP_HINTS_F_VLAN;
-	} else if (kw) {
+	} else if (keyed || !afxdp_hash_key(ctx, kw)) {
+		/* No device hash: one of the frame's key, parsed here unless
+		 * the offloaded flows did. */
 		__u32 type;
 
 		hash = afxdp_key_hash(kw, &type);
@@ -236,19 +238,19 @@ static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
 
 /* Writes the hints 'hints_mode' asks for in front of the frame, with flow
  * mark 'mark' (0 for none; only XDP_HINTS_TS_HASH carries one) and, where
- * the device gives no hash, a hash of the frame's key 'kw' (NULL if the
- * frame was not parsed).  When the driver leaves no room for them
- * (bpf_xdp_adjust_meta() fails: too little headroom, or no metadata
- * support), counts it; the frame goes on without hints. */
+ * the device gives no hash, a hash of the frame's key 'kw' (the key if
+ * 'keyed', else room to parse it into).  When the driver leaves no room
+ * for them (bpf_xdp_adjust_meta() fails: too little headroom, or no
+ * metadata support), counts it; the frame goes on without hints. */
 static __always_inline void afxdp_hints(struct xdp_md *ctx, const bool kfuncs,
-					__u32 mark, const __u64 *kw)
+					__u32 mark, __u64 *kw, bool keyed)
 {
 	int ret;
 
 	if (hints_mode == XDP_HINTS_TS)
 		ret = afxdp_hints_ts(ctx, kfuncs);
 	else if (hints_mode == XDP_HINTS_TS_HASH)
-		ret = afxdp_hints_ts_hash(ctx, kfuncs, mark, kw);
+		ret = afxdp_hints_ts_hash(ctx, kfuncs, mark, kw, keyed);
 	else
 		return;
 
@@ -285,11 +287,7 @@ static __always_inline int afxdp_redirect(struct xdp_md *ctx, const bool kfuncs)
 	if (action == XDP_REDIRECT) {
 		/* The redirect happens after we return, with the frame as
 		 * we leave it: hints written now go along. */
-		/* Without a device hash, the hints carry one of the key,
-		 * parsed here unless the offloaded flows did. */
-		if (hints_mode == XDP_HINTS_TS_HASH && !kfuncs && !keyed)
-			keyed = !afxdp_hash_key(ctx, kw);
-		afxdp_hints(ctx, kfuncs, mark, keyed ? kw : NULL);
+		afxdp_hints(ctx, kfuncs, mark, kw, keyed);
 		afxdp_count(AFXDP_PROG_REDIRECTED);
 	} else {
 		afxdp_count(AFXDP_PROG_NO_SOCKET);
