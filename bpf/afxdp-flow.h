@@ -13,32 +13,57 @@
  * 'afxdp_flow_masks' lists up to AFXDP_FLOW_MAX_MASKS masks in slots, and
  * 'order[0..n_masks)' the slots to try, in order.  For each, the program
  * writes the slot number in the key's 'mask_slot' and looks up the slot's
- * map key: the words of the key (64-bit, in memory order) that the slot's
- * 'words' name, each ANDed with the same word of the mask, in the flow map
- * the slot's 'map' names.  The first hit wins (OVS's megaflows do not
- * overlap, so the order only matters for speed: userspace puts the busiest
- * masks first, from the per-CPU hit counts of each slot in
- * 'afxdp_mask_hits').
+ * lookup key: the words of the key (64-bit, in memory order) that the
+ * slot's 'words' name, each ANDed with the same word of the mask.  The
+ * first hit wins (OVS's megaflows do not overlap, so the order only
+ * matters for speed: userspace puts the busiest masks first, from the
+ * per-CPU hit counts of each slot in 'afxdp_mask_hits').
  *
- * Compact keys: the map key is hashed (jhash) on every lookup, and most
- * megaflows match a few words of the 64-byte key (eth_type and the
- * fragment bits; or the Ethernet addresses; or an IPv4 5-tuple), so a
- * slot's flows go in the smallest of three maps whose key holds the words
- * its mask does not zero: 'afxdp_flows16' (2 words), 'afxdp_flows32' (4)
- * or 'afxdp_flows' (all 8, in order).  Unused gather positions name a word
- * the mask zeroes.  A slot's mask has 'mask_slot' all ones, so the slot
- * number is always in its map key.  afxdp_flow_slot_set() and
- * afxdp_flow_map_key() below are userspace's side of this.
+ * Compact keys: most megaflows match a few words of the 64-byte key
+ * (eth_type and the fragment bits; or the Ethernet addresses; or an IPv4
+ * 5-tuple), so a slot's lookup keys are only as long as the words its mask
+ * does not zero need: 2, 4 or all 8 words ('size', enum
+ * afxdp_flow_key_size).  Unused gather positions name a word the mask
+ * zeroes.  A slot's mask has 'mask_slot' all ones, so the slot number is
+ * always in its lookup keys.  afxdp_flow_slot_set() and
+ * afxdp_flow_lookup_key() below are userspace's side of this.
  *
- * Update protocol (userspace), so that the program never uses a mask that
- * is being rewritten: a slot's mask is written only while the slot is not
- * in 'order' and has not been in it for at least a millisecond (far longer
- * than a run of the program); entries for a slot are inserted before the
- * slot enters 'order' and deleted after it leaves.  A program run that
- * reads the table while it is being rewritten sees old or new slot numbers
- * in 'order', never a wrong mask, and can only miss: the frame then goes to
- * the PMD, which is always correct.  Reordering 'order' alone (ranking)
- * is safe for the same reason.
+ * The flow table is ours, not a BPF hash map: a BPF hash map's lookup is
+ * a chain of kernel function calls (jhash, the bucket walk, memcmp), which
+ * cost the benchmark's offloaded forwarding about 40 ns a frame, where the
+ * lookup below is inline code over array maps, which the verifier turns
+ * into address arithmetic:
+ * - each flow has an id, below AFXDP_FLOW_MAX_FLOWS, that indexes its
+ *   entry (lookup key and actions) in the array 'afxdp_flows' and its
+ *   counters in the per-CPU array 'afxdp_flow_stats';
+ * - afxdp_flow_hash() of the lookup key, seeded with the mask table's
+ *   'seed', picks one of AFXDP_FLOW_N_BUCKETS buckets in 'afxdp_flow_buckets'
+ *   and gives a tag (never 0); each of a bucket's AFXDP_FLOW_BUCKET_WAYS
+ *   ways holds a tag and a flow id, tag 0 for an empty way;
+ * - a lookup hits the first way of the bucket whose tag is the key's and
+ *   whose flow's entry holds the same lookup key.
+ * The buckets hold four times as many ways as there can be flows, so a
+ * bucket is full (and a flow refused, to stay on the PMD) only for keys
+ * chosen to collide, which the random seed makes hard.
+ *
+ * Update protocol (userspace), so that the program never uses a mask or an
+ * entry that is being rewritten:
+ * - a slot's mask is written only while the slot is not in 'order' and has
+ *   not been in it for at least a millisecond (far longer than a run of
+ *   the program); flows of a slot are added before the slot enters 'order'
+ *   and removed after it leaves;
+ * - a flow is added by writing its entry and zeroing its counters under
+ *   an id that no bucket names and none has named for a millisecond, then
+ *   its way in its bucket with tag 0 and the id, then the tag; it is
+ *   removed by writing tag 0 in its way (so the bucket's other bytes, which
+ *   a lookup may read meanwhile, never change but for the way being
+ *   written, one field at a time);
+ * - 'seed' does not change while there are flows.
+ * A program run that reads the tables while they are being rewritten can
+ * only miss, or find a flow that is being added or removed: the frame then
+ * goes to the PMD, or through a flow that is in OVS's datapath at that
+ * time, which is always correct.  Reordering 'order' alone (ranking) is
+ * safe for the same reason.
  *
  * Plain C, no kernel or OVS headers beyond <linux/types.h>. */
 #ifndef AFXDP_FLOW_H
@@ -47,7 +72,9 @@
 #include <linux/types.h>
 
 #define AFXDP_FLOW_MAX_MASKS 16     /* Masks (slots) per port. */
-#define AFXDP_FLOW_MAX_FLOWS 8192   /* Flows per port. */
+#define AFXDP_FLOW_MAX_FLOWS 8192   /* Flows per port (ids). */
+#define AFXDP_FLOW_N_BUCKETS 4096   /* Buckets of the flow table. */
+#define AFXDP_FLOW_BUCKET_WAYS 8    /* Flows a bucket can name. */
 #define AFXDP_FLOW_MAX_ACTIONS 4    /* Actions per flow. */
 #define AFXDP_FLOW_MAX_EGRESS 256   /* Devices flows of a port output to. */
 #define AFXDP_FLOW_KEY_WORDS 8      /* 64-bit words in a key. */
@@ -72,7 +99,7 @@ struct afxdp_flow_key {
     __u8 nw_tos;                /* IPv4 TOS or IPv6 traffic class. */
     __u8 nw_ttl;                /* IPv4 TTL or IPv6 hop limit. */
     __u8 nw_frag;               /* AFXDP_FLOW_FRAG_* bits. */
-    __u8 mask_slot;             /* In map keys only: the slot of the mask
+    __u8 mask_slot;             /* In lookup keys only: the slot of the mask
                                  * the key was masked with (all ones in
                                  * the slot's mask). */
     __u8 pad0;
@@ -83,22 +110,22 @@ struct afxdp_flow_key {
     __u32 pad1;
 };
 
-/* The flow maps, by key size. */
-enum afxdp_flow_map {
-    AFXDP_FLOW_MAP_16,          /* 'afxdp_flows16': 2 words. */
-    AFXDP_FLOW_MAP_32,          /* 'afxdp_flows32': 4 words. */
-    AFXDP_FLOW_MAP_64,          /* 'afxdp_flows': the whole key. */
-    AFXDP_FLOW_N_MAPS
+/* Sizes of lookup keys. */
+enum afxdp_flow_key_size {
+    AFXDP_FLOW_KEY_16,          /* 2 words. */
+    AFXDP_FLOW_KEY_32,          /* 4 words. */
+    AFXDP_FLOW_KEY_64,          /* The whole key, in order. */
+    AFXDP_FLOW_N_KEY_SIZES
 };
 
-/* Words of the key in a map's key. */
-#define AFXDP_FLOW_MAP_WORDS(MAP) (2u << (MAP))
+/* Words in a lookup key of size 'SIZE'. */
+#define AFXDP_FLOW_KEY_SIZE_WORDS(SIZE) (2u << (SIZE))
 
-/* Where the flows of one mask slot are. */
+/* How the lookup keys of one mask slot are made. */
 struct afxdp_flow_slot {
-    __u8 map;                               /* enum afxdp_flow_map. */
+    __u8 size;                              /* enum afxdp_flow_key_size. */
     __u8 words[AFXDP_FLOW_KEY_WORDS];       /* The key's words that make
-                                             * the map key, in order. */
+                                             * the lookup key, in order. */
     __u8 pad[7];
 };
 
@@ -106,6 +133,8 @@ struct afxdp_flow_slot {
 struct afxdp_flow_masks {
     __u32 n_masks;                          /* Slots in 'order'. */
     __u8 order[AFXDP_FLOW_MAX_MASKS];       /* Slots to try, in order. */
+    __u32 pad;
+    __u64 seed;                             /* Of afxdp_flow_hash(). */
     struct afxdp_flow_slot slots[AFXDP_FLOW_MAX_MASKS];
     struct afxdp_flow_key masks[AFXDP_FLOW_MAX_MASKS];
 };
@@ -124,19 +153,26 @@ enum afxdp_flow_act {
     AFXDP_FLOW_ACT_SET_ETH,     /* Ethernet addresses, masked. */
 };
 
-/* Value of 'afxdp_flows' (a per-CPU hash map).  Userspace writes the same
- * action part on every CPU and zero counters; the program updates its
- * CPU's counters only. */
+/* Value of the array 'afxdp_flows', by flow id: one flow's lookup key and
+ * actions, 128 bytes (so that, at an aligned index, what a lookup reads
+ * for a key of up to 6 words and an output is one cache line). */
 struct afxdp_flow_entry {
     __u8 acts[AFXDP_FLOW_MAX_ACTIONS];  /* enum afxdp_flow_act. */
     __u32 out_ifindex;                  /* ACT_OUTPUT. */
     __u32 mark;                         /* ACT_MARK: OVS's flow mark. */
     __be16 vlan_tpid;                   /* ACT_PUSH_VLAN. */
     __be16 vlan_tci;                    /* ACT_PUSH_VLAN, as on the wire. */
+    __u64 key[AFXDP_FLOW_KEY_WORDS];    /* Lookup key, zero past its
+                                         * size. */
     __u8 eth_dst[6], eth_dst_mask[6];   /* ACT_SET_ETH. */
     __u8 eth_src[6], eth_src_mask[6];
-    /* Counters, per CPU.  No time of last use: reading a clock costs
-     * the program more than userspace noticing that 'packets' moved. */
+    __u8 pad[24];
+};
+
+/* Value of the per-CPU array 'afxdp_flow_stats', by flow id: the
+ * program's counts on one CPU.  No time of last use: reading a clock costs
+ * the program more than userspace noticing that 'packets' moved. */
+struct afxdp_flow_counts {
     __u64 packets;
     __u64 bytes;                        /* Frame bytes at ingress. */
     __u16 tcp_flags;                    /* OR of the TCP flags seen, host
@@ -144,17 +180,51 @@ struct afxdp_flow_entry {
     __u16 pad[3];
 };
 
+/* Value of the array 'afxdp_flow_buckets'. */
+struct afxdp_flow_bucket {
+    __u32 tag[AFXDP_FLOW_BUCKET_WAYS];  /* 0: the way is empty. */
+    __u16 id[AFXDP_FLOW_BUCKET_WAYS];   /* Flow ids. */
+};
+
+/* Hash of the lookup key 'w' of 'n' words, with 'seed'.  Its low bits pick
+ * the bucket (afxdp_flow_bucket_of()), its high half is the tag
+ * (afxdp_flow_tag()).  The program calls it with 'n' a constant. */
+static inline __attribute__((always_inline)) __u64
+afxdp_flow_hash(__u64 seed, const __u64 *w, unsigned int n)
+{
+    __u64 h = seed;
+
+    for (unsigned int i = 0; i < n; i++) {
+        h = (h ^ w[i]) * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+    }
+    h *= 0xbf58476d1ce4e5b9ULL;
+    return h ^ (h >> 32);
+}
+
+static inline __attribute__((always_inline)) __u32
+afxdp_flow_bucket_of(__u64 hash)
+{
+    return hash & (AFXDP_FLOW_N_BUCKETS - 1);
+}
+
+static inline __attribute__((always_inline)) __u32
+afxdp_flow_tag(__u64 hash)
+{
+    return (hash >> 32) | 1;
+}
+
 #ifndef __bpf__
 /* Userspace's side of the compact keys (lib/afxdp-offload.c, the tests). */
 
 /* Writes 'mask' (whose 'mask_slot' is ignored) into slot 'slot' of 't',
- * with the map and the words of its flows' keys. */
+ * with the size and the words of its flows' lookup keys. */
 static inline void
 afxdp_flow_slot_set(struct afxdp_flow_masks *t, unsigned int slot,
                     const struct afxdp_flow_key *mask)
 {
     struct afxdp_flow_slot *s = &t->slots[slot];
-    unsigned int n = 0, zero = 0, map;
+    unsigned int n = 0, zero = 0, size;
     __u64 mw[AFXDP_FLOW_KEY_WORDS];
 
     t->masks[slot] = *mask;
@@ -167,12 +237,14 @@ afxdp_flow_slot_set(struct afxdp_flow_masks *t, unsigned int slot,
             zero = w;
         }
     }
-    map = (n <= AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_16) ? AFXDP_FLOW_MAP_16
-           : n <= AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_32) ? AFXDP_FLOW_MAP_32
-           : AFXDP_FLOW_MAP_64);
-    s->map = map;
+    size = (n <= AFXDP_FLOW_KEY_SIZE_WORDS(AFXDP_FLOW_KEY_16)
+            ? AFXDP_FLOW_KEY_16
+            : n <= AFXDP_FLOW_KEY_SIZE_WORDS(AFXDP_FLOW_KEY_32)
+            ? AFXDP_FLOW_KEY_32
+            : AFXDP_FLOW_KEY_64);
+    s->size = size;
     for (unsigned int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
-        if (map == AFXDP_FLOW_MAP_64) {
+        if (size == AFXDP_FLOW_KEY_64) {
             s->words[i] = i;
         } else if (i >= n) {
             s->words[i] = zero;
@@ -181,17 +253,17 @@ afxdp_flow_slot_set(struct afxdp_flow_masks *t, unsigned int slot,
     __builtin_memset(s->pad, 0, sizeof s->pad);
 }
 
-/* Writes into 'out' (AFXDP_FLOW_KEY_WORDS words) the map key, in slot
+/* Writes into 'out' (AFXDP_FLOW_KEY_WORDS words) the lookup key, in slot
  * 'slot' of 't', of the frame whose fields are 'key' (masked or not).
- * Returns the map (enum afxdp_flow_map); the map key is the first
- * AFXDP_FLOW_MAP_WORDS(map) words of 'out', and the others are zero. */
+ * Returns its size (enum afxdp_flow_key_size); the lookup key is the first
+ * AFXDP_FLOW_KEY_SIZE_WORDS(size) words of 'out', and the others are
+ * zero. */
 static inline unsigned int
-afxdp_flow_map_key(const struct afxdp_flow_masks *t, unsigned int slot,
-                   const struct afxdp_flow_key *key, void *out)
+afxdp_flow_lookup_key(const struct afxdp_flow_masks *t, unsigned int slot,
+                      const struct afxdp_flow_key *key, __u64 *out)
 {
     const struct afxdp_flow_slot *s = &t->slots[slot];
     __u64 kw[AFXDP_FLOW_KEY_WORDS], mw[AFXDP_FLOW_KEY_WORDS];
-    __u64 c[AFXDP_FLOW_KEY_WORDS];
     struct afxdp_flow_key k = *key;
 
     k.mask_slot = slot;
@@ -200,10 +272,10 @@ afxdp_flow_map_key(const struct afxdp_flow_masks *t, unsigned int slot,
     for (unsigned int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
         unsigned int w = s->words[i] % AFXDP_FLOW_KEY_WORDS;
 
-        c[i] = i < AFXDP_FLOW_MAP_WORDS(s->map) ? kw[w] & mw[w] : 0;
+        out[i] = (i < AFXDP_FLOW_KEY_SIZE_WORDS(s->size)
+                  ? kw[w] & mw[w] : 0);
     }
-    __builtin_memcpy(out, c, sizeof c);
-    return s->map;
+    return s->size;
 }
 #endif /* !__bpf__ */
 

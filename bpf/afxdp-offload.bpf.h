@@ -229,8 +229,46 @@ static __always_inline void afxdp_key_words(const struct afxdp_fields *f,
 #define AFXDP_SLOT_WORD 2
 #define AFXDP_SLOT_SHIFT 48
 
-/* Word 'j' of a map key: the key's word that the slot names, masked, with
- * the slot number ('SB', in place) where that word is word 2. */
+/* Finds the flow whose lookup key is the 'n' words of 'c' (a constant),
+ * hashed with 'seed': its entry, and its id in '*id'; or NULL.  Only the
+ * first way with the key's tag is looked at (userspace never puts two
+ * flows with one tag in a bucket), and the key is compared without
+ * branches: fewer paths for the verifier to walk. */
+static __always_inline struct afxdp_flow_entry *
+afxdp_flow_find(__u64 seed, const __u64 *c, const unsigned int n, __u32 *id)
+{
+	__u64 h = afxdp_flow_hash(seed, c, n);
+	__u32 b = afxdp_flow_bucket_of(h);
+	__u32 tag = afxdp_flow_tag(h);
+	const struct afxdp_flow_bucket *bk;
+	struct afxdp_flow_entry *e;
+	__u32 i = AFXDP_FLOW_MAX_FLOWS;
+	__u64 diff = 0;
+
+	bk = bpf_map_lookup_elem(&afxdp_flow_buckets, &b);
+	if (!bk)
+		return NULL;
+		/* From the last way to the first: no break, so the paths join
+	 * again right after each way. */
+#pragma unroll
+	for (int j = AFXDP_FLOW_BUCKET_WAYS - 1; j >= 0; j--) {
+		if (bk->tag[j] == tag)
+			i = bk->id[j];
+	}
+	e = bpf_map_lookup_elem(&afxdp_flows, &i);
+	if (!e)
+		return NULL;
+#pragma unroll
+	for (unsigned int w = 0; w < n; w++)
+		diff |= e->key[w] ^ c[w];
+	if (diff)
+		return NULL;
+	*id = i;
+	return e;
+}
+
+/* Lookup key 'j' of a slot: the key's word that the slot names, masked,
+ * with the slot number ('SB', in place) where that word is word 2. */
 #define AFXDP_GATHER(OUT, J, S, KW, MW, SB)                                    \
 	do {                                                                   \
 		__u32 w_ = (S)->words[J] & (AFXDP_FLOW_KEY_WORDS - 1);         \
@@ -239,24 +277,13 @@ static __always_inline void afxdp_key_words(const struct afxdp_fields *f,
 			   (w_ == AFXDP_SLOT_WORD ? (SB) : 0);                 \
 	} while (0)
 
-/* One lookup a map, each a function of its own: written inline, the three
- * lookups become one call with the map chosen before it, and the verifier
- * inlines the lookup of a call that sees one map only (otherwise each
- * lookup is an indirect call, measured at 1.6 % of the switch's CPU). */
-#define AFXDP_FLOW_MAP_LOOKUP(NAME, MAP)                                       \
-	static __noinline struct afxdp_flow_entry *NAME(const __u64 *key)      \
-	{                                                                      \
-		return bpf_map_lookup_elem(&MAP, key);                         \
-	}
-AFXDP_FLOW_MAP_LOOKUP(afxdp_flows16_lookup, afxdp_flows16)
-AFXDP_FLOW_MAP_LOOKUP(afxdp_flows32_lookup, afxdp_flows32)
-AFXDP_FLOW_MAP_LOOKUP(afxdp_flows64_lookup, afxdp_flows)
-
-/* Finds the offloaded flow of the frame whose key is 'kw', or NULL. */
+/* Finds the offloaded flow of the frame whose key is 'kw': its entry, and
+ * its id in '*id'; or NULL. */
 static __always_inline struct afxdp_flow_entry *
-afxdp_flow_lookup(const struct afxdp_flow_masks *t, const __u64 *kw)
+afxdp_flow_lookup(const struct afxdp_flow_masks *t, const __u64 *kw, __u32 *id)
 {
 	__u32 n = t->n_masks;
+	__u64 seed = t->seed;
 
 	for (__u32 i = 0; i < AFXDP_FLOW_MAX_MASKS && i < n; i++) {
 		__u32 slot = t->order[i] & (AFXDP_FLOW_MAX_MASKS - 1);
@@ -266,22 +293,22 @@ afxdp_flow_lookup(const struct afxdp_flow_masks *t, const __u64 *kw)
 		__u64 c[AFXDP_FLOW_KEY_WORDS];
 		struct afxdp_flow_entry *e;
 
-		if (s->map == AFXDP_FLOW_MAP_16) {
+		if (s->size == AFXDP_FLOW_KEY_16) {
 			AFXDP_GATHER(c, 0, s, kw, mw, sb);
 			AFXDP_GATHER(c, 1, s, kw, mw, sb);
-			e = afxdp_flows16_lookup(c);
-		} else if (s->map == AFXDP_FLOW_MAP_32) {
+			e = afxdp_flow_find(seed, c, 2, id);
+		} else if (s->size == AFXDP_FLOW_KEY_32) {
 			AFXDP_GATHER(c, 0, s, kw, mw, sb);
 			AFXDP_GATHER(c, 1, s, kw, mw, sb);
 			AFXDP_GATHER(c, 2, s, kw, mw, sb);
 			AFXDP_GATHER(c, 3, s, kw, mw, sb);
-			e = afxdp_flows32_lookup(c);
+			e = afxdp_flow_find(seed, c, 4, id);
 		} else {
 #pragma unroll
 			for (int w = 0; w < AFXDP_FLOW_KEY_WORDS; w++)
 				c[w] = kw[w] & mw[w];
 			c[AFXDP_SLOT_WORD] |= sb;
-			e = afxdp_flows64_lookup(c);
+			e = afxdp_flow_find(seed, c, AFXDP_FLOW_KEY_WORDS, id);
 		}
 		if (e) {
 			__u64 *hits;
@@ -422,11 +449,11 @@ static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark,
 					  bool *keyed)
 {
 	const struct afxdp_flow_masks *t;
+	struct afxdp_flow_counts *counts;
 	struct afxdp_flow_entry *e;
 	struct afxdp_fields f = {};
 	__u16 tcp_flags = 0;
-	__u32 zero = 0;
-	__u64 len;
+	__u32 zero = 0, id;
 
 	t = bpf_map_lookup_elem(&afxdp_flow_masks, &zero);
 	if (!t || !t->n_masks)
@@ -438,17 +465,19 @@ static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark,
 	}
 	afxdp_key_words(&f, kw);
 	*keyed = true;
-	e = afxdp_flow_lookup(t, kw);
+	e = afxdp_flow_lookup(t, kw, &id);
 	if (!e) {
 		afxdp_count(AFXDP_PROG_OFFLOAD_MISS);
 		return -1;
 	}
 
-	/* Per-CPU entry: plain updates. */
-	len = ctx->data_end - ctx->data;
-	e->packets++;
-	e->bytes += len;
-	e->tcp_flags |= tcp_flags;
+	/* This CPU's counters: plain updates. */
+	counts = bpf_map_lookup_elem(&afxdp_flow_stats, &id);
+	if (counts) {
+		counts->packets++;
+		counts->bytes += ctx->data_end - ctx->data;
+		counts->tcp_flags |= tcp_flags;
+	}
 	return afxdp_flow_act(ctx, e, mark);
 }
 

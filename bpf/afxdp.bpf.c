@@ -91,28 +91,28 @@ struct {
 	__type(value, struct afxdp_flow_masks);
 } afxdp_flow_masks SEC(".maps");
 
-/* The flows, in three maps by the size of their keys ("Compact keys" in
- * bpf/afxdp-flow.h). */
+/* The flow table (bpf/afxdp-flow.h): the flows by id, their counters by
+ * id, and the buckets that map lookup keys to ids. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
-	__type(key, __u64[AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_16)]);
-	__type(value, struct afxdp_flow_entry);
-} afxdp_flows16 SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
-	__type(key, __u64[AFXDP_FLOW_MAP_WORDS(AFXDP_FLOW_MAP_32)]);
-	__type(value, struct afxdp_flow_entry);
-} afxdp_flows32 SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
-	__type(key, struct afxdp_flow_key);
+	__type(key, __u32);
 	__type(value, struct afxdp_flow_entry);
 } afxdp_flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
+	__type(key, __u32);
+	__type(value, struct afxdp_flow_counts);
+} afxdp_flow_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, AFXDP_FLOW_N_BUCKETS);
+	__type(key, __u32);
+	__type(value, struct afxdp_flow_bucket);
+} afxdp_flow_buckets SEC(".maps");
 
 /* Hits per mask slot, per CPU: userspace ranks the masks by them. */
 struct {

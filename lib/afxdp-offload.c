@@ -43,6 +43,7 @@
 #include "openvswitch/thread.h"
 #include "openvswitch/vlog.h"
 #include "packets.h"
+#include "random.h"
 #include "smap.h"
 #include "socket-util.h"
 #include "timeval.h"
@@ -74,8 +75,10 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 #define AFXDP_OFFLOAD_RANK_MIN_HITS 1000
 
 /* How long a mask slot stays unused after it left the lookup order before
- * it may hold another mask: far longer than one run of the program. */
-#define AFXDP_OFFLOAD_SLOT_QUIET_MS 2
+ * it may hold another mask, and a flow id after its flow left the flow
+ * table before it may name another flow: far longer than one run of the
+ * program. */
+#define AFXDP_OFFLOAD_QUIET_MS 2
 
 /* One offloaded megaflow. */
 struct afxdp_offload_flow {
@@ -83,10 +86,14 @@ struct afxdp_offload_flow {
     ovs_u128 ufid;                  /* OVS's megaflow ufid. */
     struct afxdp_flow_key key;      /* Masked by 'mask'; no slot. */
     struct afxdp_flow_key mask;
-    struct afxdp_flow_entry entry;  /* Actions; zero counters. */
+    struct afxdp_flow_entry entry;  /* Actions, and the lookup key while
+                                     * installed. */
     bool partial;                   /* ACT_MARK: the PMD runs actions. */
     uint32_t mark;                  /* OVS's flow mark. */
     int slot;                       /* Mask slot, -1 if not in a program. */
+    uint32_t id;                    /* While installed: its flow id... */
+    uint32_t bucket;                /* ...its bucket... */
+    int way;                        /* ...and its way there. */
     struct dpif_flow_stats base;    /* Counts from programs gone. */
     uint64_t seen_packets;          /* Its packets in this program when
                                      * last read... */
@@ -114,6 +121,17 @@ struct afxdp_offload {
     long long int next_rank OVS_GUARDED;    /* When to rank next. */
     uint64_t slot_hits[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;  /* At the last
                                                           * ranking. */
+
+    /* The flow table (bpf/afxdp-flow.h), as in the program. */
+    struct afxdp_flow_bucket *buckets OVS_GUARDED;  /* All buckets. */
+    struct afxdp_offload_flow **by_id OVS_GUARDED;  /* Flow of each id,
+                                                     * NULL if free. */
+    uint16_t *free_ids OVS_GUARDED; /* Ring of the free ids, the one freed
+                                     * the longest ago first... */
+    long long int *id_freed OVS_GUARDED;    /* ...and when each id was
+                                             * freed, by id. */
+    uint32_t free_head OVS_GUARDED; /* Index in 'free_ids' of the first. */
+    uint32_t n_free OVS_GUARDED;    /* Ids in the ring. */
 };
 
 /* A device that flows of a port output to, in its devmap. */
@@ -639,8 +657,8 @@ afxdp_offload_get_slot(struct afxdp_offload *o,
 
     /* See "Update protocol" in bpf/afxdp-flow.h. */
     now = time_msec();
-    if (now - o->slot_freed[free_slot] < AFXDP_OFFLOAD_SLOT_QUIET_MS) {
-        xnanosleep(AFXDP_OFFLOAD_SLOT_QUIET_MS * 1000 * 1000);
+    if (now - o->slot_freed[free_slot] < AFXDP_OFFLOAD_QUIET_MS) {
+        xnanosleep(AFXDP_OFFLOAD_QUIET_MS * 1000 * 1000);
     }
     afxdp_flow_slot_set(&o->table, free_slot, mask);
     if (afxdp_offload_write_table(o)) {
@@ -732,18 +750,101 @@ afxdp_offload_egress_unref(struct afxdp_offload *o, int ifindex)
     }
 }
 
-/* Returns the fd of the flow map that holds 'flow' in mask slot 'slot',
- * with the flow's map key in 'map_key'. */
-static int
-afxdp_offload_map_key(const struct afxdp_offload *o,
-                      const struct afxdp_offload_flow *flow, int slot,
-                      uint64_t map_key[AFXDP_FLOW_KEY_WORDS])
+/* Empties the flow table of 'o' (for a program whose maps are new). */
+static void
+afxdp_offload_table_reset(struct afxdp_offload *o)
     OVS_REQUIRES(o->mutex)
 {
-    unsigned int map = afxdp_flow_map_key(&o->table, slot, &flow->key,
-                                          map_key);
+    if (!o->buckets) {
+        o->buckets = xcalloc(AFXDP_FLOW_N_BUCKETS, sizeof *o->buckets);
+        o->by_id = xcalloc(AFXDP_FLOW_MAX_FLOWS, sizeof *o->by_id);
+        o->free_ids = xcalloc(AFXDP_FLOW_MAX_FLOWS, sizeof *o->free_ids);
+        o->id_freed = xcalloc(AFXDP_FLOW_MAX_FLOWS, sizeof *o->id_freed);
+    }
+    memset(o->buckets, 0, AFXDP_FLOW_N_BUCKETS * sizeof *o->buckets);
+    for (uint32_t id = 0; id < AFXDP_FLOW_MAX_FLOWS; id++) {
+        o->by_id[id] = NULL;
+        o->free_ids[id] = id;
+        o->id_freed[id] = 0;
+    }
+    o->free_head = 0;
+    o->n_free = AFXDP_FLOW_MAX_FLOWS;
+}
 
-    return o->maps.flows_fd[map];
+/* Takes the id freed the longest ago, waiting until it has been free for
+ * AFXDP_OFFLOAD_QUIET_MS (see "Update protocol" in bpf/afxdp-flow.h).
+ * Returns it, or -1 if all are taken. */
+static int
+afxdp_offload_id_get(struct afxdp_offload *o)
+    OVS_REQUIRES(o->mutex)
+{
+    long long int wait;
+    uint16_t id;
+
+    if (!o->n_free) {
+        return -1;
+    }
+    id = o->free_ids[o->free_head];
+    o->free_head = (o->free_head + 1) % AFXDP_FLOW_MAX_FLOWS;
+    o->n_free--;
+    wait = o->id_freed[id] + AFXDP_OFFLOAD_QUIET_MS - time_msec();
+    if (wait > 0) {
+        xnanosleep(wait * 1000 * 1000);
+    }
+    return id;
+}
+
+/* Returns 'id' to the free ids. */
+static void
+afxdp_offload_id_put(struct afxdp_offload *o, uint32_t id)
+    OVS_REQUIRES(o->mutex)
+{
+    o->free_ids[(o->free_head + o->n_free) % AFXDP_FLOW_MAX_FLOWS] = id;
+    o->n_free++;
+    o->id_freed[id] = time_msec();
+    o->by_id[id] = NULL;
+}
+
+/* Writes bucket 'b' of the table to the program.  Returns 0 or an
+ * errno. */
+static int
+afxdp_offload_write_bucket(struct afxdp_offload *o, uint32_t b)
+    OVS_REQUIRES(o->mutex)
+{
+    int ret = bpf_map_update_elem(o->maps.buckets_fd, &b, &o->buckets[b],
+                                  BPF_ANY);
+
+    return ret ? -ret : 0;
+}
+
+/* Finds a way for the lookup key 'key' ('n' words) in its bucket: sets
+ * '*bucket', '*way' and '*tag'.  Returns 0, EEXIST if a flow has that key,
+ * or ENOSPC if the bucket is full or has another flow with the same tag
+ * (the program looks only at the first way with a tag). */
+static int
+afxdp_offload_find_way(struct afxdp_offload *o, const __u64 *key,
+                       unsigned int n, uint32_t *bucket, int *way,
+                       uint32_t *tag)
+    OVS_REQUIRES(o->mutex)
+{
+    uint64_t hash = afxdp_flow_hash(o->table.seed, key, n);
+    uint32_t b = afxdp_flow_bucket_of(hash);
+    const struct afxdp_flow_bucket *bk = &o->buckets[b];
+
+    *bucket = b;
+    *tag = afxdp_flow_tag(hash);
+    *way = -1;
+    for (int j = 0; j < AFXDP_FLOW_BUCKET_WAYS; j++) {
+        if (bk->tag[j] == *tag) {
+            const struct afxdp_offload_flow *other = o->by_id[bk->id[j]];
+
+            return (other && !memcmp(other->entry.key, key, n * sizeof *key)
+                    ? EEXIST : ENOSPC);
+        } else if (!bk->tag[j] && *way < 0) {
+            *way = j;
+        }
+    }
+    return *way < 0 ? ENOSPC : 0;
 }
 
 /* Reads the counters of installed 'flow', summed over CPUs, into
@@ -755,17 +856,14 @@ afxdp_offload_read_stats(struct afxdp_offload *o,
     OVS_REQUIRES(o->mutex)
 {
     int n_cpus = libbpf_num_possible_cpus();
-    uint64_t key[AFXDP_FLOW_KEY_WORDS];
-    struct afxdp_flow_entry *v;
-    int fd;
+    struct afxdp_flow_counts *v;
 
     memset(stats, 0, sizeof *stats);
     if (n_cpus <= 0 || flow->slot < 0) {
         return;
     }
-    fd = afxdp_offload_map_key(o, flow, flow->slot, key);
     v = xcalloc(n_cpus, sizeof *v);
-    if (!bpf_map_lookup_elem(fd, key, v)) {
+    if (!bpf_map_lookup_elem(o->maps.flow_stats_fd, &flow->id, v)) {
         for (int i = 0; i < n_cpus; i++) {
             stats->n_packets += v[i].packets;
             stats->n_bytes += v[i].bytes;
@@ -792,20 +890,66 @@ afxdp_stats_add(struct dpif_flow_stats *a, const struct dpif_flow_stats *b)
     a->tcp_flags |= b->tcp_flags;
 }
 
+/* Puts 'flow', whose entry holds its lookup key, into the flow table
+ * under a free id, in way 'way' of bucket 'b' with tag 'tag' (see "Update
+ * protocol" in bpf/afxdp-flow.h).  Returns 0 or an errno. */
+static int
+afxdp_offload_table_add(struct afxdp_offload *o,
+                        struct afxdp_offload_flow *flow, uint32_t b, int way,
+                        uint32_t tag)
+    OVS_REQUIRES(o->mutex)
+{
+    int n_cpus = libbpf_num_possible_cpus();
+    struct afxdp_flow_bucket *bk = &o->buckets[b];
+    struct afxdp_flow_counts *zeros;
+    int id, ret;
+
+    id = afxdp_offload_id_get(o);
+    if (id < 0) {
+        return ENOSPC;
+    }
+    ret = bpf_map_update_elem(o->maps.flows_fd, &id, &flow->entry, BPF_ANY);
+    if (!ret) {
+        zeros = xcalloc(n_cpus, sizeof *zeros);
+        ret = bpf_map_update_elem(o->maps.flow_stats_fd, &id, zeros,
+                                  BPF_ANY);
+        free(zeros);
+    }
+    if (!ret) {
+        bk->id[way] = id;
+        ret = -afxdp_offload_write_bucket(o, b);
+    }
+    if (!ret) {
+        bk->tag[way] = tag;
+        ret = -afxdp_offload_write_bucket(o, b);
+        if (ret) {
+            bk->tag[way] = 0;
+        }
+    }
+    if (ret) {
+        afxdp_offload_id_put(o, id);
+        return -ret;
+    }
+    o->by_id[id] = flow;
+    flow->id = id;
+    flow->bucket = b;
+    flow->way = way;
+    return 0;
+}
+
 /* Installs 'flow' into the program.  Returns 0 or an errno. */
 static int
 afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     OVS_REQUIRES(o->mutex)
 {
-    int n_cpus = libbpf_num_possible_cpus();
-    uint64_t key[AFXDP_FLOW_KEY_WORDS];
-    struct afxdp_flow_entry *v;
-    int slot, ret, error, fd;
+    int slot, error, way;
+    uint32_t bucket, tag;
+    unsigned int size;
 
     if (!o->attached || (flow->partial && !o->marks)) {
         return EOPNOTSUPP;
     }
-    if (n_cpus <= 0) {
+    if (libbpf_num_possible_cpus() <= 0) {
         return EINVAL;
     }
     slot = afxdp_offload_get_slot(o, &flow->mask);
@@ -813,28 +957,28 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
         COVERAGE_INC(afxdp_offload_refused_space);
         return ENOSPC;
     }
-    if (flow->entry.out_ifindex) {
+    size = afxdp_flow_lookup_key(&o->table, slot, &flow->key,
+                                 flow->entry.key);
+    error = afxdp_offload_find_way(o, flow->entry.key,
+                                   AFXDP_FLOW_KEY_SIZE_WORDS(size),
+                                   &bucket, &way, &tag);
+    if (!error && flow->entry.out_ifindex) {
         error = afxdp_offload_egress_ref(o, flow->entry.out_ifindex);
         if (error) {
             return error;
         }
     }
-
-    fd = afxdp_offload_map_key(o, flow, slot, key);
-    v = xcalloc(n_cpus, sizeof *v);
-    for (int i = 0; i < n_cpus; i++) {
-        v[i] = flow->entry;
-    }
-    ret = bpf_map_update_elem(fd, key, v, BPF_NOEXIST);
-    free(v);
-    if (ret) {
-        if (flow->entry.out_ifindex) {
+    if (!error) {
+        error = afxdp_offload_table_add(o, flow, bucket, way, tag);
+        if (error && flow->entry.out_ifindex) {
             afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
         }
-        if (ret == -E2BIG || ret == -ENOMEM) {
+    }
+    if (error) {
+        if (error == ENOSPC) {
             COVERAGE_INC(afxdp_offload_refused_space);
         }
-        return -ret;
+        return error;
     }
     afxdp_offload_slot_use(o, slot);
     flow->slot = slot;
@@ -856,7 +1000,6 @@ afxdp_offload_uninstall(struct afxdp_offload *o,
                         struct afxdp_offload_flow *flow)
     OVS_REQUIRES(o->mutex)
 {
-    uint64_t key[AFXDP_FLOW_KEY_WORDS];
     struct dpif_flow_stats stats;
 
     if (flow->slot < 0) {
@@ -865,8 +1008,9 @@ afxdp_offload_uninstall(struct afxdp_offload *o,
     if (o->attached) {
         afxdp_offload_read_stats(o, flow, &stats);
         afxdp_stats_add(&flow->base, &stats);
-        bpf_map_delete_elem(afxdp_offload_map_key(o, flow, flow->slot, key),
-                            key);
+        o->buckets[flow->bucket].tag[flow->way] = 0;
+        afxdp_offload_write_bucket(o, flow->bucket);
+        afxdp_offload_id_put(o, flow->id);
         afxdp_offload_slot_unuse(o, flow->slot);
         if (flow->entry.out_ifindex) {
             afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
@@ -1369,6 +1513,10 @@ afxdp_offload_destroy(struct afxdp_offload *o)
     ovs_mutex_unlock(&o->mutex);
     hmap_destroy(&o->flows);
     hmap_destroy(&o->egress);
+    free(o->buckets);
+    free(o->by_id);
+    free(o->free_ids);
+    free(o->id_freed);
     ovs_mutex_destroy(&o->mutex);
     free(o->name);
     free(o);
@@ -1386,6 +1534,8 @@ afxdp_offload_attach(struct afxdp_offload *o, struct afxdp_xdp *xdp,
     o->attached = true;
     o->marks = marks;
     memset(&o->table, 0, sizeof o->table);
+    o->table.seed = random_uint64();
+    afxdp_offload_table_reset(o);
     memset(o->slot_refs, 0, sizeof o->slot_refs);
     memset(o->slot_freed, 0, sizeof o->slot_freed);
     memset(o->slot_hits, 0, sizeof o->slot_hits);

@@ -839,12 +839,9 @@ afxdp_xdp_flow_maps(const struct afxdp_xdp *xdp,
                     struct afxdp_xdp_flow_maps *maps)
 {
     maps->masks_fd = bpf_map__fd(xdp->skel->maps.afxdp_flow_masks);
-    maps->flows_fd[AFXDP_FLOW_MAP_16] =
-        bpf_map__fd(xdp->skel->maps.afxdp_flows16);
-    maps->flows_fd[AFXDP_FLOW_MAP_32] =
-        bpf_map__fd(xdp->skel->maps.afxdp_flows32);
-    maps->flows_fd[AFXDP_FLOW_MAP_64] =
-        bpf_map__fd(xdp->skel->maps.afxdp_flows);
+    maps->flows_fd = bpf_map__fd(xdp->skel->maps.afxdp_flows);
+    maps->flow_stats_fd = bpf_map__fd(xdp->skel->maps.afxdp_flow_stats);
+    maps->buckets_fd = bpf_map__fd(xdp->skel->maps.afxdp_flow_buckets);
     maps->egress_fd = bpf_map__fd(xdp->skel->maps.afxdp_egress);
     maps->mask_hits_fd = bpf_map__fd(xdp->skel->maps.afxdp_mask_hits);
 }

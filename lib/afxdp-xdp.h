@@ -173,8 +173,12 @@ const struct btf *afxdp_xdp_btf(const struct afxdp_xdp *xdp);
 struct afxdp_xdp_flow_maps {
     int masks_fd;               /* 'afxdp_flow_masks': struct
                                  * afxdp_flow_masks at key 0. */
-    int flows_fd[AFXDP_FLOW_N_MAPS];    /* Per-CPU hashes, by
-                                         * enum afxdp_flow_map. */
+    int flows_fd;               /* 'afxdp_flows': struct
+                                 * afxdp_flow_entry by flow id. */
+    int flow_stats_fd;          /* 'afxdp_flow_stats': per-CPU struct
+                                 * afxdp_flow_counts by flow id. */
+    int buckets_fd;             /* 'afxdp_flow_buckets': struct
+                                 * afxdp_flow_bucket. */
     int egress_fd;              /* 'afxdp_egress': devmap by ifindex. */
     int mask_hits_fd;           /* 'afxdp_mask_hits': per-CPU hits per
                                  * mask slot. */

@@ -571,22 +571,22 @@ test_translate_refused(void)
     printf("refusals: ok\n");
 }
 
-/* Compact keys (bpf/afxdp-flow.h): which map a mask's flows go in, and
- * that a map key holds exactly the words the mask keeps, masked, with the
+/* Compact keys (bpf/afxdp-flow.h): the size of a mask's lookup keys, and
+ * that a lookup key holds exactly the words the mask keeps, masked, with the
  * slot number, whatever the key's other words hold. */
 static void
-check_map_key(const struct afxdp_flow_key *mask, unsigned int slot,
-              unsigned int map)
+check_lookup_key(const struct afxdp_flow_key *mask, unsigned int slot,
+              unsigned int size)
 {
     struct afxdp_flow_masks t;
     struct afxdp_flow_key key, other, masked;
-    uint64_t a[AFXDP_FLOW_KEY_WORDS], b[AFXDP_FLOW_KEY_WORDS];
+    __u64 a[AFXDP_FLOW_KEY_WORDS], b[AFXDP_FLOW_KEY_WORDS];
     uint64_t kw[AFXDP_FLOW_KEY_WORDS], mw[AFXDP_FLOW_KEY_WORDS];
     unsigned int n = 0;
 
     memset(&t, 0, sizeof t);
     afxdp_flow_slot_set(&t, slot, mask);
-    CHECK(t.slots[slot].map == map);
+    CHECK(t.slots[slot].size == size);
     CHECK(t.masks[slot].mask_slot == 0xff);
 
     /* Two keys that differ only where the mask is zero. */
@@ -598,25 +598,25 @@ check_map_key(const struct afxdp_flow_key *mask, unsigned int slot,
                                    | (random_uint8() & ~m));
     }
     key.mask_slot = other.mask_slot = 0;
-    CHECK(afxdp_flow_map_key(&t, slot, &key, a) == map);
-    CHECK(afxdp_flow_map_key(&t, slot, &other, b) == map);
+    CHECK(afxdp_flow_lookup_key(&t, slot, &key, a) == size);
+    CHECK(afxdp_flow_lookup_key(&t, slot, &other, b) == size);
     CHECK(!memcmp(a, b, sizeof a));
 
-    /* The map key is the mask's nonzero words of the masked key (with the
+    /* The lookup key is the mask's nonzero words of the masked key (with the
      * slot), in order, then zeros. */
     masked = key;
     masked.mask_slot = slot;
     memcpy(kw, &masked, sizeof kw);
     memcpy(mw, &t.masks[slot], sizeof mw);
     for (int w = 0; w < AFXDP_FLOW_KEY_WORDS; w++) {
-        if (map == AFXDP_FLOW_MAP_64) {
+        if (size == AFXDP_FLOW_KEY_64) {
             CHECK(a[w] == (kw[w] & mw[w]));
         } else if (mw[w]) {
             CHECK(a[n++] == (kw[w] & mw[w]));
         }
     }
-    if (map != AFXDP_FLOW_MAP_64) {
-        CHECK(n <= AFXDP_FLOW_MAP_WORDS(map));
+    if (size != AFXDP_FLOW_KEY_64) {
+        CHECK(n <= AFXDP_FLOW_KEY_SIZE_WORDS(size));
         for (int i = n; i < AFXDP_FLOW_KEY_WORDS; i++) {
             CHECK(!a[i]);
         }
@@ -630,17 +630,17 @@ test_compact_keys(void)
 
     /* The slot alone (a catch-all flow): 1 word. */
     memset(&m, 0, sizeof m);
-    check_map_key(&m, 3, AFXDP_FLOW_MAP_16);
+    check_lookup_key(&m, 3, AFXDP_FLOW_KEY_16);
 
     /* EtherType and fragment bits (the benchmark's megaflow): 2 words. */
     m.eth_type = OVS_BE16_MAX;
     m.nw_frag = 0xff;
-    check_map_key(&m, 0, AFXDP_FLOW_MAP_16);
+    check_lookup_key(&m, 0, AFXDP_FLOW_KEY_16);
 
     /* Ethernet addresses and EtherType (NORMAL's L2 megaflows): 3. */
     memset(m.eth_dst, 0xff, sizeof m.eth_dst);
     memset(m.eth_src, 0xff, sizeof m.eth_src);
-    check_map_key(&m, 15, AFXDP_FLOW_MAP_32);
+    check_lookup_key(&m, 15, AFXDP_FLOW_KEY_32);
 
     /* An IPv4 5-tuple: 4 words. */
     memset(&m, 0, sizeof m);
@@ -648,17 +648,17 @@ test_compact_keys(void)
     m.nw_proto = 0xff;
     m.nw_src[0] = m.nw_dst[0] = OVS_BE32_MAX;
     m.tp_src = m.tp_dst = OVS_BE16_MAX;
-    check_map_key(&m, 7, AFXDP_FLOW_MAP_32);
+    check_lookup_key(&m, 7, AFXDP_FLOW_KEY_32);
 
     /* Plus the Ethernet addresses: 5 words, the whole key. */
     memset(m.eth_dst, 0xff, sizeof m.eth_dst);
-    check_map_key(&m, 9, AFXDP_FLOW_MAP_64);
+    check_lookup_key(&m, 9, AFXDP_FLOW_KEY_64);
 
     /* IPv6 addresses: the whole key. */
     memset(&m, 0, sizeof m);
     memset(m.nw_src, 0xff, sizeof m.nw_src);
     memset(m.nw_dst, 0xff, sizeof m.nw_dst);
-    check_map_key(&m, 1, AFXDP_FLOW_MAP_64);
+    check_lookup_key(&m, 1, AFXDP_FLOW_KEY_64);
     printf("compact keys: ok\n");
 }
 

@@ -89,6 +89,7 @@
 #include "openvswitch/vlog.h"
 #include "ovstest.h"
 #include "packets.h"
+#include "random.h"
 #include "test-afxdp-offload.h"
 #include "util.h"
 
@@ -100,13 +101,23 @@ cmd_translate(struct ovs_cmdl_context *ctx OVS_UNUSED)
 
 /* The program under test. */
 
+/* Flow ids given out since the flow table was last emptied, and the
+ * buckets written meanwhile. */
+struct flow_ids {
+    uint32_t n_ids;
+    uint32_t n_buckets;
+    uint32_t buckets[AFXDP_FLOW_MAX_FLOWS];
+};
+
 struct prog {
     struct afxdp_bpf *skel;
     int fd;                     /* afxdp_ovs_redir. */
     int masks_fd;               /* afxdp_flow_masks. */
-    int flows_fd[AFXDP_FLOW_N_MAPS];    /* afxdp_flows16, 32, and
-                                         * afxdp_flows. */
+    int flows_fd;               /* afxdp_flows. */
+    int flow_stats_fd;          /* afxdp_flow_stats. */
+    int buckets_fd;             /* afxdp_flow_buckets. */
     struct afxdp_flow_masks *table;     /* As in afxdp_flow_masks. */
+    struct flow_ids *ids;       /* Flow ids and buckets in use. */
     int egress_fd;              /* afxdp_egress. */
     int stats_fd;               /* afxdp_stats. */
     int n_cpus;
@@ -132,10 +143,12 @@ prog_load(struct prog *p)
     }
     p->fd = bpf_program__fd(p->skel->progs.afxdp_ovs_redir);
     p->masks_fd = bpf_map__fd(p->skel->maps.afxdp_flow_masks);
-    p->flows_fd[AFXDP_FLOW_MAP_16] = bpf_map__fd(p->skel->maps.afxdp_flows16);
-    p->flows_fd[AFXDP_FLOW_MAP_32] = bpf_map__fd(p->skel->maps.afxdp_flows32);
-    p->flows_fd[AFXDP_FLOW_MAP_64] = bpf_map__fd(p->skel->maps.afxdp_flows);
+    p->flows_fd = bpf_map__fd(p->skel->maps.afxdp_flows);
+    p->flow_stats_fd = bpf_map__fd(p->skel->maps.afxdp_flow_stats);
+    p->buckets_fd = bpf_map__fd(p->skel->maps.afxdp_flow_buckets);
     p->table = xzalloc(sizeof *p->table);
+    p->table->seed = random_uint64();
+    p->ids = xzalloc(sizeof *p->ids);
     p->egress_fd = bpf_map__fd(p->skel->maps.afxdp_egress);
     p->stats_fd = bpf_map__fd(p->skel->maps.afxdp_stats);
     p->n_cpus = libbpf_num_possible_cpus();
@@ -147,6 +160,7 @@ prog_unload(struct prog *p)
 {
     afxdp_bpf__destroy(p->skel);
     free(p->table);
+    free(p->ids);
 }
 
 /* Program counters, summed over CPUs. */
@@ -175,9 +189,11 @@ set_masks(const struct prog *p, int n, const int slots[],
           const struct afxdp_flow_key masks[])
 {
     struct afxdp_flow_masks *t = p->table;
+    uint64_t seed = t->seed;
     uint32_t zero = 0;
 
     memset(t, 0, sizeof *t);
+    t->seed = seed;
     t->n_masks = n;
     for (int i = 0; i < n; i++) {
         t->order[i] = slots[i];
@@ -186,42 +202,75 @@ set_masks(const struct prog *p, int n, const int slots[],
     CHECK(!bpf_map_update_elem(p->masks_fd, &zero, t, BPF_ANY));
 }
 
+/* Computes the lookup key of 'key' in mask slot 'slot' of 't' into
+ * 'lookup_key', its bucket into '*b' and its tag into '*tag'. */
+static void
+flow_place(const struct prog *p, const struct afxdp_flow_masks *t, int slot,
+           const struct afxdp_flow_key *key, __u64 *lookup_key, uint32_t *b,
+           uint32_t *tag)
+{
+    unsigned int size = afxdp_flow_lookup_key(t, slot, key, lookup_key);
+    uint64_t hash = afxdp_flow_hash(p->table->seed, lookup_key,
+                                    AFXDP_FLOW_KEY_SIZE_WORDS(size));
+
+    *b = afxdp_flow_bucket_of(hash);
+    *tag = afxdp_flow_tag(hash);
+}
+
 /* Adds the flow 'key' (masked) in mask slot 'slot', whose mask is (or
- * will be) 'mask', with actions 'acts' (up to AFXDP_FLOW_MAX_ACTIONS). */
+ * will be) 'mask', with the actions of 'entry', under the next flow id. */
 static void
 add_flow(const struct prog *p, const struct afxdp_flow_key *key,
          const struct afxdp_flow_key *mask, int slot,
          const struct afxdp_flow_entry *entry)
 {
-    struct afxdp_flow_entry *v = xcalloc(p->n_cpus, sizeof *v);
-    uint64_t k[AFXDP_FLOW_KEY_WORDS];
+    struct afxdp_flow_counts *zeros = xcalloc(p->n_cpus, sizeof *zeros);
+    struct afxdp_flow_entry e = *entry;
+    struct afxdp_flow_bucket bk;
     struct afxdp_flow_masks t;
-    unsigned int map;
-    int ret;
+    uint32_t b, tag, id;
+    int way = -1;
 
+    memset(&t, 0, sizeof t);
     afxdp_flow_slot_set(&t, slot, mask);
-    map = afxdp_flow_map_key(&t, slot, key, k);
-    for (int i = 0; i < p->n_cpus; i++) {
-        v[i] = *entry;
+    flow_place(p, &t, slot, key, e.key, &b, &tag);
+    CHECK(!bpf_map_lookup_elem(p->buckets_fd, &b, &bk));
+    for (int j = AFXDP_FLOW_BUCKET_WAYS - 1; j >= 0; j--) {
+        CHECK(bk.tag[j] != tag);
+        if (!bk.tag[j]) {
+            way = j;
+        }
     }
-    ret = bpf_map_update_elem(p->flows_fd[map], k, v, BPF_NOEXIST);
-    if (ret) {
-        test_afxdp_offload_fail("adding a flow: %s", ovs_strerror(-ret));
-    }
-    free(v);
+    CHECK(way >= 0 && p->ids->n_ids < AFXDP_FLOW_MAX_FLOWS);
+    id = p->ids->n_ids++;
+    CHECK(!bpf_map_update_elem(p->flows_fd, &id, &e, BPF_ANY));
+    CHECK(!bpf_map_update_elem(p->flow_stats_fd, &id, zeros, BPF_ANY));
+    bk.id[way] = id;
+    bk.tag[way] = tag;
+    CHECK(!bpf_map_update_elem(p->buckets_fd, &b, &bk, BPF_ANY));
+    p->ids->buckets[p->ids->n_buckets++] = b;
+    free(zeros);
 }
 
 /* Reads the counters of flow 'key' in 'slot' of the mask table, summed
  * over CPUs. */
 static void
 flow_counts(const struct prog *p, const struct afxdp_flow_key *key, int slot,
-            struct afxdp_flow_entry *sum)
+            struct afxdp_flow_counts *sum)
 {
-    struct afxdp_flow_entry *v = xcalloc(p->n_cpus, sizeof *v);
-    uint64_t k[AFXDP_FLOW_KEY_WORDS];
-    unsigned int map = afxdp_flow_map_key(p->table, slot, key, k);
+    struct afxdp_flow_counts *v = xcalloc(p->n_cpus, sizeof *v);
+    __u64 lookup_key[AFXDP_FLOW_KEY_WORDS];
+    struct afxdp_flow_bucket bk;
+    uint32_t b, tag, id = UINT32_MAX;
 
-    CHECK(!bpf_map_lookup_elem(p->flows_fd[map], k, v));
+    flow_place(p, p->table, slot, key, lookup_key, &b, &tag);
+    CHECK(!bpf_map_lookup_elem(p->buckets_fd, &b, &bk));
+    for (int j = 0; j < AFXDP_FLOW_BUCKET_WAYS; j++) {
+        if (bk.tag[j] == tag) {
+            id = bk.id[j];
+        }
+    }
+    CHECK(!bpf_map_lookup_elem(p->flow_stats_fd, &id, v));
     memset(sum, 0, sizeof *sum);
     for (int i = 0; i < p->n_cpus; i++) {
         sum->packets += v[i].packets;
@@ -231,19 +280,20 @@ flow_counts(const struct prog *p, const struct afxdp_flow_key *key, int slot,
     free(v);
 }
 
-/* Empties the mask table and the flow maps. */
+/* Empties the mask table and the flow table. */
 static void
 clear_flows(const struct prog *p)
 {
-    uint64_t k[AFXDP_FLOW_KEY_WORDS], next[AFXDP_FLOW_KEY_WORDS];
+    struct afxdp_flow_bucket empty;
 
     set_masks(p, 0, NULL, NULL);
-    for (int map = 0; map < AFXDP_FLOW_N_MAPS; map++) {
-        while (!bpf_map_get_next_key(p->flows_fd[map], NULL, next)) {
-            memcpy(k, next, sizeof k);
-            CHECK(!bpf_map_delete_elem(p->flows_fd[map], k));
-        }
+    memset(&empty, 0, sizeof empty);
+    for (uint32_t i = 0; i < p->ids->n_buckets; i++) {
+        CHECK(!bpf_map_update_elem(p->buckets_fd, &p->ids->buckets[i],
+                                   &empty, BPF_ANY));
     }
+    p->ids->n_buckets = 0;
+    p->ids->n_ids = 0;
 }
 
 /* Runs the program 'repeat' times on 'frame'.  Returns its XDP action and
@@ -398,7 +448,7 @@ static void
 check_hit(const struct prog *p, const struct frame *f, int i, struct ds *err)
 {
     int slot = i % AFXDP_FLOW_MAX_MASKS;
-    struct afxdp_flow_entry counts;
+    struct afxdp_flow_counts counts;
     struct afxdp_flow_key full;
 
     if (f->why) {
@@ -519,7 +569,7 @@ check_all_at_once(const struct prog *p, const struct frame fs[], int n)
         }
     }
     for (int i = 0; i < n; i++) {
-        struct afxdp_flow_entry counts;
+        struct afxdp_flow_counts counts;
 
         if (fs[i].s->expect != FRAME_HIT || fs[i].why) {
             continue;
@@ -537,6 +587,8 @@ check_all_at_once(const struct prog *p, const struct frame fs[], int n)
     free(slot_of);
     return bad;
 }
+
+static int check_one_bucket(const struct prog *);
 
 static void
 cmd_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
@@ -577,6 +629,7 @@ cmd_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
         ds_destroy(&err);
     }
     n_bad += check_all_at_once(&p, fs, n);
+    n_bad += check_one_bucket(&p);
 
     for (int i = 0; i < n; i++) {
         frame_destroy(&fs[i]);
@@ -599,6 +652,64 @@ frame_by_name(const char *name)
         }
     }
     OVS_NOT_REACHED();
+}
+
+/* Fills one bucket of the flow table: AFXDP_FLOW_BUCKET_WAYS flows over the
+ * Ethernet source, whose lookup keys fall in the same bucket, and checks
+ * that each frame hits its own flow, and that another source misses.
+ * Returns the number of frames that did not. */
+static int
+check_one_bucket(const struct prog *p)
+{
+    struct afxdp_flow_key m, keys[AFXDP_FLOW_BUCKET_WAYS];
+    struct frame f;
+    uint32_t bucket = 0;
+    int slot = 5, n = 0, n_bad = 0;
+
+    frame_init(&f, frame_by_name("IPv4 UDP"));
+    clear_flows(p);
+    memset(&m, 0, sizeof m);
+    memset(m.eth_src, 0xff, sizeof m.eth_src);
+    set_masks(p, 1, &slot, &m);
+    for (uint32_t v = 0; n < AFXDP_FLOW_BUCKET_WAYS && v < 1000000; v++) {
+        __u64 lookup_key[AFXDP_FLOW_KEY_WORDS];
+        struct afxdp_flow_key k;
+        uint32_t b, tag;
+        ovs_be32 be = htonl(v);
+
+        memset(&k, 0, sizeof k);
+        memcpy(&k.eth_src[2], &be, sizeof be);
+        flow_place(p, p->table, slot, &k, lookup_key, &b, &tag);
+        if (!n || b == bucket) {
+            bucket = b;
+            keys[n++] = k;
+        }
+    }
+    CHECK(n == AFXDP_FLOW_BUCKET_WAYS);
+    for (int i = 0; i < n; i++) {
+        add_flow(p, &keys[i], &m, slot, &drop_entry);
+    }
+    for (int i = 0; i <= n; i++) {
+        struct eth_header *eth = dp_packet_eth(f.pkt);
+        struct afxdp_flow_counts counts;
+        uint32_t expected = i < n ? XDP_DROP : XDP_PASS;
+
+        memcpy(eth->eth_src.ea, i < n ? keys[i].eth_src : m.eth_src,
+               sizeof eth->eth_src.ea);
+        if (run(p, f.pkt, 1, NULL) != expected) {
+            printf("flow %d of %d in one bucket: not %s\n", i + 1, n,
+                   i < n ? "hit" : "missed");
+            n_bad++;
+        } else if (i < n) {
+            flow_counts(p, &keys[i], slot, &counts);
+            n_bad += counts.packets != 1;
+        }
+    }
+    printf("%d flows in one bucket of the flow table: %s\n", n,
+           n_bad ? "WRONG" : "each frame hit its own flow");
+    clear_flows(p);
+    frame_destroy(&f);
+    return n_bad;
 }
 
 /* Prints the average run time of 'pkt' over 'repeat' runs. */
