@@ -1510,13 +1510,13 @@ afxdp_offload_destroy(struct afxdp_offload *o)
     HMAP_FOR_EACH_POP (eg, node, &o->egress) {
         free(eg);
     }
-    ovs_mutex_unlock(&o->mutex);
-    hmap_destroy(&o->flows);
-    hmap_destroy(&o->egress);
     free(o->buckets);
     free(o->by_id);
     free(o->free_ids);
     free(o->id_freed);
+    ovs_mutex_unlock(&o->mutex);
+    hmap_destroy(&o->flows);
+    hmap_destroy(&o->egress);
     ovs_mutex_destroy(&o->mutex);
     free(o->name);
     free(o);
