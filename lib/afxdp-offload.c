@@ -27,6 +27,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "afxdp-flow-table.h"
 #include "afxdp-port-private.h"
 #include "afxdp-xdp.h"
 #include "bpf/afxdp-flow.h"
@@ -75,10 +76,8 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 #define AFXDP_OFFLOAD_RANK_MIN_HITS 1000
 
 /* How long a mask slot stays unused after it left the lookup order before
- * it may hold another mask, and a flow id after its flow left the flow
- * table before it may name another flow: far longer than one run of the
- * program. */
-#define AFXDP_OFFLOAD_QUIET_MS 2
+ * it may hold another mask: far longer than one run of the program. */
+#define AFXDP_OFFLOAD_SLOT_QUIET_MS 2
 
 /* One offloaded megaflow. */
 struct afxdp_offload_flow {
@@ -91,9 +90,8 @@ struct afxdp_offload_flow {
     bool partial;                   /* ACT_MARK: the PMD runs actions. */
     uint32_t mark;                  /* OVS's flow mark. */
     int slot;                       /* Mask slot, -1 if not in a program. */
-    uint32_t id;                    /* While installed: its flow id... */
-    uint32_t bucket;                /* ...its bucket... */
-    int way;                        /* ...and its way there. */
+    struct afxdp_flow_place place;  /* In the flow table, while 'slot' is
+                                     * not -1. */
     struct dpif_flow_stats base;    /* Counts from programs gone. */
     uint64_t seen_packets;          /* Its packets in this program when
                                      * last read... */
@@ -121,17 +119,7 @@ struct afxdp_offload {
     long long int next_rank OVS_GUARDED;    /* When to rank next. */
     uint64_t slot_hits[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;  /* At the last
                                                           * ranking. */
-
-    /* The flow table (bpf/afxdp-flow.h), as in the program. */
-    struct afxdp_flow_bucket *buckets OVS_GUARDED;  /* All buckets. */
-    struct afxdp_offload_flow **by_id OVS_GUARDED;  /* Flow of each id,
-                                                     * NULL if free. */
-    uint16_t *free_ids OVS_GUARDED; /* Ring of the free ids, the one freed
-                                     * the longest ago first... */
-    long long int *id_freed OVS_GUARDED;    /* ...and when each id was
-                                             * freed, by id. */
-    uint32_t free_head OVS_GUARDED; /* Index in 'free_ids' of the first. */
-    uint32_t n_free OVS_GUARDED;    /* Ids in the ring. */
+    struct afxdp_flow_table *flow_table OVS_GUARDED;  /* Its copy. */
 };
 
 /* A device that flows of a port output to, in its devmap. */
@@ -657,8 +645,8 @@ afxdp_offload_get_slot(struct afxdp_offload *o,
 
     /* See "Update protocol" in bpf/afxdp-flow.h. */
     now = time_msec();
-    if (now - o->slot_freed[free_slot] < AFXDP_OFFLOAD_QUIET_MS) {
-        xnanosleep(AFXDP_OFFLOAD_QUIET_MS * 1000 * 1000);
+    if (now - o->slot_freed[free_slot] < AFXDP_OFFLOAD_SLOT_QUIET_MS) {
+        xnanosleep(AFXDP_OFFLOAD_SLOT_QUIET_MS * 1000 * 1000);
     }
     afxdp_flow_slot_set(&o->table, free_slot, mask);
     if (afxdp_offload_write_table(o)) {
@@ -750,103 +738,6 @@ afxdp_offload_egress_unref(struct afxdp_offload *o, int ifindex)
     }
 }
 
-/* Empties the flow table of 'o' (for a program whose maps are new). */
-static void
-afxdp_offload_table_reset(struct afxdp_offload *o)
-    OVS_REQUIRES(o->mutex)
-{
-    if (!o->buckets) {
-        o->buckets = xcalloc(AFXDP_FLOW_N_BUCKETS, sizeof *o->buckets);
-        o->by_id = xcalloc(AFXDP_FLOW_MAX_FLOWS, sizeof *o->by_id);
-        o->free_ids = xcalloc(AFXDP_FLOW_MAX_FLOWS, sizeof *o->free_ids);
-        o->id_freed = xcalloc(AFXDP_FLOW_MAX_FLOWS, sizeof *o->id_freed);
-    }
-    memset(o->buckets, 0, AFXDP_FLOW_N_BUCKETS * sizeof *o->buckets);
-    for (uint32_t id = 0; id < AFXDP_FLOW_MAX_FLOWS; id++) {
-        o->by_id[id] = NULL;
-        o->free_ids[id] = id;
-        o->id_freed[id] = 0;
-    }
-    o->free_head = 0;
-    o->n_free = AFXDP_FLOW_MAX_FLOWS;
-}
-
-/* Takes the id freed the longest ago, waiting until it has been free for
- * AFXDP_OFFLOAD_QUIET_MS (see "Update protocol" in bpf/afxdp-flow.h).
- * Returns it, or -1 if all are taken. */
-static int
-afxdp_offload_id_get(struct afxdp_offload *o)
-    OVS_REQUIRES(o->mutex)
-{
-    long long int wait;
-    uint16_t id;
-
-    if (!o->n_free) {
-        return -1;
-    }
-    id = o->free_ids[o->free_head];
-    o->free_head = (o->free_head + 1) % AFXDP_FLOW_MAX_FLOWS;
-    o->n_free--;
-    wait = o->id_freed[id] + AFXDP_OFFLOAD_QUIET_MS - time_msec();
-    if (wait > 0) {
-        xnanosleep(wait * 1000 * 1000);
-    }
-    return id;
-}
-
-/* Returns 'id' to the free ids. */
-static void
-afxdp_offload_id_put(struct afxdp_offload *o, uint32_t id)
-    OVS_REQUIRES(o->mutex)
-{
-    o->free_ids[(o->free_head + o->n_free) % AFXDP_FLOW_MAX_FLOWS] = id;
-    o->n_free++;
-    o->id_freed[id] = time_msec();
-    o->by_id[id] = NULL;
-}
-
-/* Writes bucket 'b' of the table to the program.  Returns 0 or an
- * errno. */
-static int
-afxdp_offload_write_bucket(struct afxdp_offload *o, uint32_t b)
-    OVS_REQUIRES(o->mutex)
-{
-    int ret = bpf_map_update_elem(o->maps.buckets_fd, &b, &o->buckets[b],
-                                  BPF_ANY);
-
-    return ret ? -ret : 0;
-}
-
-/* Finds a way for the lookup key 'key' ('n' words) in its bucket: sets
- * '*bucket', '*way' and '*tag'.  Returns 0, EEXIST if a flow has that key,
- * or ENOSPC if the bucket is full or has another flow with the same tag
- * (the program looks only at the first way with a tag). */
-static int
-afxdp_offload_find_way(struct afxdp_offload *o, const __u64 *key,
-                       unsigned int n, uint32_t *bucket, int *way,
-                       uint32_t *tag)
-    OVS_REQUIRES(o->mutex)
-{
-    uint64_t hash = afxdp_flow_hash(o->table.seed, key, n);
-    uint32_t b = afxdp_flow_bucket_of(hash);
-    const struct afxdp_flow_bucket *bk = &o->buckets[b];
-
-    *bucket = b;
-    *tag = afxdp_flow_tag(hash);
-    *way = -1;
-    for (int j = 0; j < AFXDP_FLOW_BUCKET_WAYS; j++) {
-        if (bk->tag[j] == *tag) {
-            const struct afxdp_offload_flow *other = o->by_id[bk->id[j]];
-
-            return (other && !memcmp(other->entry.key, key, n * sizeof *key)
-                    ? EEXIST : ENOSPC);
-        } else if (!bk->tag[j] && *way < 0) {
-            *way = j;
-        }
-    }
-    return *way < 0 ? ENOSPC : 0;
-}
-
 /* Reads the counters of installed 'flow', summed over CPUs, into
  * '*stats' (not counting 'base'), and notes when they last moved. */
 static void
@@ -855,22 +746,17 @@ afxdp_offload_read_stats(struct afxdp_offload *o,
                          struct dpif_flow_stats *stats)
     OVS_REQUIRES(o->mutex)
 {
-    int n_cpus = libbpf_num_possible_cpus();
-    struct afxdp_flow_counts *v;
+    struct afxdp_flow_counts sum;
 
     memset(stats, 0, sizeof *stats);
-    if (n_cpus <= 0 || flow->slot < 0) {
+    if (flow->slot < 0) {
         return;
     }
-    v = xcalloc(n_cpus, sizeof *v);
-    if (!bpf_map_lookup_elem(o->maps.flow_stats_fd, &flow->id, v)) {
-        for (int i = 0; i < n_cpus; i++) {
-            stats->n_packets += v[i].packets;
-            stats->n_bytes += v[i].bytes;
-            stats->tcp_flags |= v[i].tcp_flags;
-        }
+    if (!afxdp_flow_table_read(o->flow_table, &flow->place, &sum)) {
+        stats->n_packets = sum.packets;
+        stats->n_bytes = sum.bytes;
+        stats->tcp_flags = sum.tcp_flags;
     }
-    free(v);
     /* Like OVS's DPDK offload, whose hardware keeps no time either: the
      * flow was used if its count moved since the last read. */
     if (stats->n_packets != flow->seen_packets) {
@@ -890,61 +776,13 @@ afxdp_stats_add(struct dpif_flow_stats *a, const struct dpif_flow_stats *b)
     a->tcp_flags |= b->tcp_flags;
 }
 
-/* Puts 'flow', whose entry holds its lookup key, into the flow table
- * under a free id, in way 'way' of bucket 'b' with tag 'tag' (see "Update
- * protocol" in bpf/afxdp-flow.h).  Returns 0 or an errno. */
-static int
-afxdp_offload_table_add(struct afxdp_offload *o,
-                        struct afxdp_offload_flow *flow, uint32_t b, int way,
-                        uint32_t tag)
-    OVS_REQUIRES(o->mutex)
-{
-    int n_cpus = libbpf_num_possible_cpus();
-    struct afxdp_flow_bucket *bk = &o->buckets[b];
-    struct afxdp_flow_counts *zeros;
-    int id, ret;
-
-    id = afxdp_offload_id_get(o);
-    if (id < 0) {
-        return ENOSPC;
-    }
-    ret = bpf_map_update_elem(o->maps.flows_fd, &id, &flow->entry, BPF_ANY);
-    if (!ret) {
-        zeros = xcalloc(n_cpus, sizeof *zeros);
-        ret = bpf_map_update_elem(o->maps.flow_stats_fd, &id, zeros,
-                                  BPF_ANY);
-        free(zeros);
-    }
-    if (!ret) {
-        bk->id[way] = id;
-        ret = -afxdp_offload_write_bucket(o, b);
-    }
-    if (!ret) {
-        bk->tag[way] = tag;
-        ret = -afxdp_offload_write_bucket(o, b);
-        if (ret) {
-            bk->tag[way] = 0;
-        }
-    }
-    if (ret) {
-        afxdp_offload_id_put(o, id);
-        return -ret;
-    }
-    o->by_id[id] = flow;
-    flow->id = id;
-    flow->bucket = b;
-    flow->way = way;
-    return 0;
-}
-
 /* Installs 'flow' into the program.  Returns 0 or an errno. */
 static int
 afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     OVS_REQUIRES(o->mutex)
 {
-    int slot, error, way;
-    uint32_t bucket, tag;
     unsigned int size;
+    int slot, error;
 
     if (!o->attached || (flow->partial && !o->marks)) {
         return EOPNOTSUPP;
@@ -957,24 +795,21 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
         COVERAGE_INC(afxdp_offload_refused_space);
         return ENOSPC;
     }
-    size = afxdp_flow_lookup_key(&o->table, slot, &flow->key,
-                                 flow->entry.key);
-    error = afxdp_offload_find_way(o, flow->entry.key,
-                                   AFXDP_FLOW_KEY_SIZE_WORDS(size),
-                                   &bucket, &way, &tag);
-    if (!error && flow->entry.out_ifindex) {
+    if (flow->entry.out_ifindex) {
         error = afxdp_offload_egress_ref(o, flow->entry.out_ifindex);
         if (error) {
             return error;
         }
     }
-    if (!error) {
-        error = afxdp_offload_table_add(o, flow, bucket, way, tag);
-        if (error && flow->entry.out_ifindex) {
+    size = afxdp_flow_lookup_key(&o->table, slot, &flow->key,
+                                 flow->entry.key);
+    error = afxdp_flow_table_add(o->flow_table, &flow->entry,
+                                 AFXDP_FLOW_KEY_SIZE_WORDS(size),
+                                 &flow->place);
+    if (error) {
+        if (flow->entry.out_ifindex) {
             afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
         }
-    }
-    if (error) {
         if (error == ENOSPC) {
             COVERAGE_INC(afxdp_offload_refused_space);
         }
@@ -1008,9 +843,7 @@ afxdp_offload_uninstall(struct afxdp_offload *o,
     if (o->attached) {
         afxdp_offload_read_stats(o, flow, &stats);
         afxdp_stats_add(&flow->base, &stats);
-        o->buckets[flow->bucket].tag[flow->way] = 0;
-        afxdp_offload_write_bucket(o, flow->bucket);
-        afxdp_offload_id_put(o, flow->id);
+        afxdp_flow_table_remove(o->flow_table, &flow->place);
         afxdp_offload_slot_unuse(o, flow->slot);
         if (flow->entry.out_ifindex) {
             afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
@@ -1484,6 +1317,9 @@ afxdp_offload_create(const char *name)
     ovs_mutex_init(&o->mutex);
     hmap_init(&o->flows);
     hmap_init(&o->egress);
+    ovs_mutex_lock(&o->mutex);
+    o->flow_table = afxdp_flow_table_create();
+    ovs_mutex_unlock(&o->mutex);
     ovs_mutex_lock(&all_offloads_mutex);
     ovs_list_push_back(&all_offloads, &o->list_node);
     ovs_mutex_unlock(&all_offloads_mutex);
@@ -1510,10 +1346,7 @@ afxdp_offload_destroy(struct afxdp_offload *o)
     HMAP_FOR_EACH_POP (eg, node, &o->egress) {
         free(eg);
     }
-    free(o->buckets);
-    free(o->by_id);
-    free(o->free_ids);
-    free(o->id_freed);
+    afxdp_flow_table_destroy(o->flow_table);
     ovs_mutex_unlock(&o->mutex);
     hmap_destroy(&o->flows);
     hmap_destroy(&o->egress);
@@ -1535,7 +1368,9 @@ afxdp_offload_attach(struct afxdp_offload *o, struct afxdp_xdp *xdp,
     o->marks = marks;
     memset(&o->table, 0, sizeof o->table);
     o->table.seed = random_uint64();
-    afxdp_offload_table_reset(o);
+    afxdp_flow_table_reset(o->flow_table, o->maps.flows_fd,
+                           o->maps.flow_stats_fd, o->maps.buckets_fd,
+                           o->table.seed);
     memset(o->slot_refs, 0, sizeof o->slot_refs);
     memset(o->slot_freed, 0, sizeof o->slot_freed);
     memset(o->slot_hits, 0, sizeof o->slot_hits);

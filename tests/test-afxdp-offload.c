@@ -73,6 +73,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "afxdp-flow-table.h"
 #include "afxdp-offload.h"
 #include "bpf/afxdp-flow.h"
 #include "bpf/afxdp-shared.h"
@@ -101,23 +102,22 @@ cmd_translate(struct ovs_cmdl_context *ctx OVS_UNUSED)
 
 /* The program under test. */
 
-/* Flow ids given out since the flow table was last emptied, and the
- * buckets written meanwhile. */
-struct flow_ids {
-    uint32_t n_ids;
-    uint32_t n_buckets;
-    uint32_t buckets[AFXDP_FLOW_MAX_FLOWS];
+/* The flows added since the flow table was last emptied. */
+struct added {
+    size_t n;
+    struct {
+        __u64 key[AFXDP_FLOW_KEY_WORDS];    /* Lookup key. */
+        struct afxdp_flow_place place;
+    } flows[AFXDP_FLOW_MAX_FLOWS];
 };
 
 struct prog {
     struct afxdp_bpf *skel;
     int fd;                     /* afxdp_ovs_redir. */
     int masks_fd;               /* afxdp_flow_masks. */
-    int flows_fd;               /* afxdp_flows. */
-    int flow_stats_fd;          /* afxdp_flow_stats. */
-    int buckets_fd;             /* afxdp_flow_buckets. */
     struct afxdp_flow_masks *table;     /* As in afxdp_flow_masks. */
-    struct flow_ids *ids;       /* Flow ids and buckets in use. */
+    struct afxdp_flow_table *flows;     /* The flow table's copy. */
+    struct added *added;        /* The flows in it. */
     int egress_fd;              /* afxdp_egress. */
     int stats_fd;               /* afxdp_stats. */
     int n_cpus;
@@ -143,12 +143,14 @@ prog_load(struct prog *p)
     }
     p->fd = bpf_program__fd(p->skel->progs.afxdp_ovs_redir);
     p->masks_fd = bpf_map__fd(p->skel->maps.afxdp_flow_masks);
-    p->flows_fd = bpf_map__fd(p->skel->maps.afxdp_flows);
-    p->flow_stats_fd = bpf_map__fd(p->skel->maps.afxdp_flow_stats);
-    p->buckets_fd = bpf_map__fd(p->skel->maps.afxdp_flow_buckets);
     p->table = xzalloc(sizeof *p->table);
     p->table->seed = random_uint64();
-    p->ids = xzalloc(sizeof *p->ids);
+    p->flows = afxdp_flow_table_create();
+    afxdp_flow_table_reset(p->flows, bpf_map__fd(p->skel->maps.afxdp_flows),
+                           bpf_map__fd(p->skel->maps.afxdp_flow_stats),
+                           bpf_map__fd(p->skel->maps.afxdp_flow_buckets),
+                           p->table->seed);
+    p->added = xzalloc(sizeof *p->added);
     p->egress_fd = bpf_map__fd(p->skel->maps.afxdp_egress);
     p->stats_fd = bpf_map__fd(p->skel->maps.afxdp_stats);
     p->n_cpus = libbpf_num_possible_cpus();
@@ -160,7 +162,8 @@ prog_unload(struct prog *p)
 {
     afxdp_bpf__destroy(p->skel);
     free(p->table);
-    free(p->ids);
+    afxdp_flow_table_destroy(p->flows);
+    free(p->added);
 }
 
 /* Program counters, summed over CPUs. */
@@ -202,54 +205,47 @@ set_masks(const struct prog *p, int n, const int slots[],
     CHECK(!bpf_map_update_elem(p->masks_fd, &zero, t, BPF_ANY));
 }
 
-/* Computes the lookup key of 'key' in mask slot 'slot' of 't' into
- * 'lookup_key', its bucket into '*b' and its tag into '*tag'. */
-static void
-flow_place(const struct prog *p, const struct afxdp_flow_masks *t, int slot,
-           const struct afxdp_flow_key *key, __u64 *lookup_key, uint32_t *b,
-           uint32_t *tag)
+/* Tries to add the flow 'key' (masked) in mask slot 'slot', whose mask is
+ * (or will be) 'mask', with the actions of 'entry'.  Returns what
+ * afxdp_flow_table_add() returns. */
+static int
+try_add_flow(const struct prog *p, const struct afxdp_flow_key *key,
+             const struct afxdp_flow_key *mask, int slot,
+             const struct afxdp_flow_entry *entry)
 {
-    unsigned int size = afxdp_flow_lookup_key(t, slot, key, lookup_key);
-    uint64_t hash = afxdp_flow_hash(p->table->seed, lookup_key,
-                                    AFXDP_FLOW_KEY_SIZE_WORDS(size));
+    struct afxdp_flow_entry e = *entry;
+    struct afxdp_flow_masks t;
+    struct afxdp_flow_place place;
+    unsigned int size;
+    int error;
 
-    *b = afxdp_flow_bucket_of(hash);
-    *tag = afxdp_flow_tag(hash);
+    memset(&t, 0, sizeof t);
+    afxdp_flow_slot_set(&t, slot, mask);
+    size = afxdp_flow_lookup_key(&t, slot, key, e.key);
+    error = afxdp_flow_table_add(p->flows, &e,
+                                 AFXDP_FLOW_KEY_SIZE_WORDS(size), &place);
+    if (!error) {
+        struct added *a = p->added;
+
+        CHECK(a->n < ARRAY_SIZE(a->flows));
+        memcpy(a->flows[a->n].key, e.key, sizeof e.key);
+        a->flows[a->n++].place = place;
+    }
+    return error;
 }
 
 /* Adds the flow 'key' (masked) in mask slot 'slot', whose mask is (or
- * will be) 'mask', with the actions of 'entry', under the next flow id. */
+ * will be) 'mask', with the actions of 'entry'. */
 static void
 add_flow(const struct prog *p, const struct afxdp_flow_key *key,
          const struct afxdp_flow_key *mask, int slot,
          const struct afxdp_flow_entry *entry)
 {
-    struct afxdp_flow_counts *zeros = xcalloc(p->n_cpus, sizeof *zeros);
-    struct afxdp_flow_entry e = *entry;
-    struct afxdp_flow_bucket bk;
-    struct afxdp_flow_masks t;
-    uint32_t b, tag, id;
-    int way = -1;
+    int error = try_add_flow(p, key, mask, slot, entry);
 
-    memset(&t, 0, sizeof t);
-    afxdp_flow_slot_set(&t, slot, mask);
-    flow_place(p, &t, slot, key, e.key, &b, &tag);
-    CHECK(!bpf_map_lookup_elem(p->buckets_fd, &b, &bk));
-    for (int j = AFXDP_FLOW_BUCKET_WAYS - 1; j >= 0; j--) {
-        CHECK(bk.tag[j] != tag);
-        if (!bk.tag[j]) {
-            way = j;
-        }
+    if (error) {
+        test_afxdp_offload_fail("adding a flow: %s", ovs_strerror(error));
     }
-    CHECK(way >= 0 && p->ids->n_ids < AFXDP_FLOW_MAX_FLOWS);
-    id = p->ids->n_ids++;
-    CHECK(!bpf_map_update_elem(p->flows_fd, &id, &e, BPF_ANY));
-    CHECK(!bpf_map_update_elem(p->flow_stats_fd, &id, zeros, BPF_ANY));
-    bk.id[way] = id;
-    bk.tag[way] = tag;
-    CHECK(!bpf_map_update_elem(p->buckets_fd, &b, &bk, BPF_ANY));
-    p->ids->buckets[p->ids->n_buckets++] = b;
-    free(zeros);
 }
 
 /* Reads the counters of flow 'key' in 'slot' of the mask table, summed
@@ -258,42 +254,34 @@ static void
 flow_counts(const struct prog *p, const struct afxdp_flow_key *key, int slot,
             struct afxdp_flow_counts *sum)
 {
-    struct afxdp_flow_counts *v = xcalloc(p->n_cpus, sizeof *v);
     __u64 lookup_key[AFXDP_FLOW_KEY_WORDS];
-    struct afxdp_flow_bucket bk;
-    uint32_t b, tag, id = UINT32_MAX;
+    const struct added *a = p->added;
+    size_t i;
 
-    flow_place(p, p->table, slot, key, lookup_key, &b, &tag);
-    CHECK(!bpf_map_lookup_elem(p->buckets_fd, &b, &bk));
-    for (int j = 0; j < AFXDP_FLOW_BUCKET_WAYS; j++) {
-        if (bk.tag[j] == tag) {
-            id = bk.id[j];
+    afxdp_flow_lookup_key(p->table, slot, key, lookup_key);
+    for (i = 0; i < a->n; i++) {
+        if (!memcmp(a->flows[i].key, lookup_key, sizeof lookup_key)) {
+            break;
         }
     }
-    CHECK(!bpf_map_lookup_elem(p->flow_stats_fd, &id, v));
-    memset(sum, 0, sizeof *sum);
-    for (int i = 0; i < p->n_cpus; i++) {
-        sum->packets += v[i].packets;
-        sum->bytes += v[i].bytes;
-        sum->tcp_flags |= v[i].tcp_flags;
-    }
-    free(v);
+    CHECK(i < a->n);
+    CHECK(!afxdp_flow_table_read(p->flows, &a->flows[i].place, sum));
 }
 
 /* Empties the mask table and the flow table. */
 static void
 clear_flows(const struct prog *p)
 {
-    struct afxdp_flow_bucket empty;
-
     set_masks(p, 0, NULL, NULL);
-    memset(&empty, 0, sizeof empty);
-    for (uint32_t i = 0; i < p->ids->n_buckets; i++) {
-        CHECK(!bpf_map_update_elem(p->buckets_fd, &p->ids->buckets[i],
-                                   &empty, BPF_ANY));
+    for (size_t i = 0; i < p->added->n; i++) {
+        afxdp_flow_table_remove(p->flows, &p->added->flows[i].place);
     }
-    p->ids->n_buckets = 0;
-    p->ids->n_ids = 0;
+    p->added->n = 0;
+    /* Their ids are free at once: no program runs meanwhile. */
+    afxdp_flow_table_reset(p->flows, bpf_map__fd(p->skel->maps.afxdp_flows),
+                           bpf_map__fd(p->skel->maps.afxdp_flow_stats),
+                           bpf_map__fd(p->skel->maps.afxdp_flow_buckets),
+                           p->table->seed);
 }
 
 /* Runs the program 'repeat' times on 'frame'.  Returns its XDP action and
@@ -661,7 +649,7 @@ frame_by_name(const char *name)
 static int
 check_one_bucket(const struct prog *p)
 {
-    struct afxdp_flow_key m, keys[AFXDP_FLOW_BUCKET_WAYS];
+    struct afxdp_flow_key m, keys[AFXDP_FLOW_BUCKET_WAYS + 1];
     struct frame f;
     uint32_t bucket = 0;
     int slot = 5, n = 0, n_bad = 0;
@@ -671,24 +659,31 @@ check_one_bucket(const struct prog *p)
     memset(&m, 0, sizeof m);
     memset(m.eth_src, 0xff, sizeof m.eth_src);
     set_masks(p, 1, &slot, &m);
-    for (uint32_t v = 0; n < AFXDP_FLOW_BUCKET_WAYS && v < 1000000; v++) {
+    for (uint32_t v = 0; n <= AFXDP_FLOW_BUCKET_WAYS && v < 1000000; v++) {
         __u64 lookup_key[AFXDP_FLOW_KEY_WORDS];
         struct afxdp_flow_key k;
-        uint32_t b, tag;
         ovs_be32 be = htonl(v);
+        unsigned int size;
+        uint32_t b;
 
         memset(&k, 0, sizeof k);
         memcpy(&k.eth_src[2], &be, sizeof be);
-        flow_place(p, p->table, slot, &k, lookup_key, &b, &tag);
+        size = afxdp_flow_lookup_key(p->table, slot, &k, lookup_key);
+        b = afxdp_flow_bucket_of(afxdp_flow_hash(
+                p->table->seed, lookup_key, AFXDP_FLOW_KEY_SIZE_WORDS(size)));
         if (!n || b == bucket) {
             bucket = b;
             keys[n++] = k;
         }
     }
-    CHECK(n == AFXDP_FLOW_BUCKET_WAYS);
+    CHECK(n == AFXDP_FLOW_BUCKET_WAYS + 1);
+    n = AFXDP_FLOW_BUCKET_WAYS;
     for (int i = 0; i < n; i++) {
         add_flow(p, &keys[i], &m, slot, &drop_entry);
     }
+    /* A ninth does not fit; the first again is refused as a duplicate. */
+    n_bad += try_add_flow(p, &keys[n], &m, slot, &drop_entry) != ENOSPC;
+    n_bad += try_add_flow(p, &keys[0], &m, slot, &drop_entry) != EEXIST;
     for (int i = 0; i <= n; i++) {
         struct eth_header *eth = dp_packet_eth(f.pkt);
         struct afxdp_flow_counts counts;
@@ -706,7 +701,7 @@ check_one_bucket(const struct prog *p)
         }
     }
     printf("%d flows in one bucket of the flow table: %s\n", n,
-           n_bad ? "WRONG" : "each frame hit its own flow");
+           n_bad ? "WRONG" : "each frame hit its own flow, a ninth refused");
     clear_flows(p);
     frame_destroy(&f);
     return n_bad;
