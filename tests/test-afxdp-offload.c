@@ -707,6 +707,87 @@ check_one_bucket(const struct prog *p)
     return n_bad;
 }
 
+/* 'table': the flow table filled to its last id, emptied flow by flow,
+ * and filled again (ids reused). */
+
+/* Key of flow 'v' of cmd_table(): Ethernet source 00:00:v. */
+static void
+table_key(uint32_t v, struct afxdp_flow_key *k)
+{
+    ovs_be32 be = htonl(v);
+
+    memset(k, 0, sizeof *k);
+    memcpy(&k->eth_src[2], &be, sizeof be);
+}
+
+/* Runs frame 'f' from Ethernet source 'k' through the program. */
+static uint32_t
+table_run(const struct prog *p, struct frame *f,
+          const struct afxdp_flow_key *k)
+{
+    struct eth_header *eth = dp_packet_eth(f->pkt);
+
+    memcpy(eth->eth_src.ea, k->eth_src, sizeof eth->eth_src.ea);
+    return run(p, f->pkt, 1, NULL);
+}
+
+static void
+cmd_table(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    const uint32_t n_tries = AFXDP_FLOW_MAX_FLOWS + 100;
+    uint8_t *added = xzalloc(n_tries);
+    struct afxdp_flow_key m, k;
+    int slot = 2, n_bad = 0;
+    struct frame f;
+    struct prog p;
+
+    prog_load(&p);
+    frame_init(&f, frame_by_name("IPv4 UDP"));
+    memset(&m, 0, sizeof m);
+    memset(m.eth_src, 0xff, sizeof m.eth_src);
+    set_masks(&p, 1, &slot, &m);
+    for (int round = 1; round <= 2; round++) {
+        int n_added = 0, n_full = 0, n_missed = 0, n_hit_after = 0;
+
+        for (uint32_t v = 0; v < n_tries; v++) {
+            int error;
+
+            table_key(v, &k);
+            error = try_add_flow(&p, &k, &m, slot, &drop_entry);
+            CHECK(!error || error == ENOSPC);
+            added[v] = !error;
+            n_added += !error;
+            /* Refused with ids left: its bucket was full. */
+            n_full += error && n_added < AFXDP_FLOW_MAX_FLOWS;
+        }
+        for (uint32_t v = 0; v < n_tries; v++) {
+            table_key(v, &k);
+            n_missed += (table_run(&p, &f, &k)
+                         != (added[v] ? XDP_DROP : XDP_PASS));
+        }
+        /* Flow by flow, as OVS deletes them, without starting over. */
+        for (size_t i = 0; i < p.added->n; i++) {
+            afxdp_flow_table_remove(p.flows, &p.added->flows[i].place);
+        }
+        p.added->n = 0;
+        for (uint32_t v = 0; v < n_tries; v++) {
+            table_key(v, &k);
+            n_hit_after += table_run(&p, &f, &k) != XDP_PASS;
+        }
+        printf("round %d: %d flows added, %d refused for a full bucket, "
+               "%d frames not as expected, %d hit after removal\n",
+               round, n_added, n_full, n_missed, n_hit_after);
+        n_bad += (n_added + n_full != AFXDP_FLOW_MAX_FLOWS
+                  || n_full > AFXDP_FLOW_MAX_FLOWS / 100
+                  || n_missed || n_hit_after);
+    }
+    printf("flow table: %s\n", n_bad ? "WRONG" : "ok");
+    frame_destroy(&f);
+    prog_unload(&p);
+    free(added);
+    exit(n_bad ? 1 : 0);
+}
+
 /* Prints the average run time of 'pkt' over 'repeat' runs. */
 static void
 print_cost(const struct prog *p, const struct dp_packet *pkt, int repeat,
@@ -1094,6 +1175,7 @@ static const struct ovs_cmdl_command commands[] = {
     {"parse", "", 0, 0, cmd_parse, OVS_RO},
     {"actions", "", 0, 0, cmd_actions, OVS_RO},
     {"cost", "[REPEAT]", 0, 1, cmd_cost, OVS_RO},
+    {"table", "", 0, 0, cmd_table, OVS_RO},
     {NULL, NULL, 0, 0, NULL, OVS_RO},
 };
 
