@@ -258,19 +258,48 @@ static __always_inline void afxdp_hints(struct xdp_md *ctx, const bool kfuncs,
 		afxdp_count(AFXDP_PROG_HINTS_FAILED);
 }
 
+/* What the hints writer takes from the program's body. */
+struct afxdp_hints_in {
+	__u64 kw[AFXDP_FLOW_KEY_WORDS]; /* The frame's key if 'keyed', else
+					 * room to parse it into. */
+	__u32 mark;			/* Flow mark, 0 for none. */
+	__u32 keyed;
+};
+
+/* The hints writer as global functions, which the verifier checks once,
+ * on their own, rather than once for each of the ways in which the lookup
+ * in the offloaded flows can end (with ts-hash hints that took it to 94 %
+ * of its limit of a million instructions).  One for each program: only
+ * the device-bound one may call the metadata kfuncs.  They return 0 (a
+ * global function returns a scalar). */
+__noinline int afxdp_hints_plain(struct xdp_md *ctx, struct afxdp_hints_in *in)
+{
+	if (in)
+		afxdp_hints(ctx, false, in->mark, in->kw, in->keyed);
+	return 0;
+}
+
+__noinline int afxdp_hints_kfuncs(struct xdp_md *ctx, struct afxdp_hints_in *in)
+{
+	if (in)
+		afxdp_hints(ctx, true, in->mark, in->kw, in->keyed);
+	return 0;
+}
+
 /* The program's body: 'kfuncs' is a constant, true only in the
  * device-bound afxdp_ovs_dev. */
 static __always_inline int afxdp_redirect(struct xdp_md *ctx, const bool kfuncs)
 {
 	__u32 queue = ctx->rx_queue_index;
-	__u64 kw[AFXDP_FLOW_KEY_WORDS];
+	struct afxdp_hints_in in;
 	bool keyed = false;
-	__u32 mark = 0;
 	long action;
 
-	action = afxdp_offload(ctx, &mark, kw, &keyed);
+	in.mark = 0;
+	action = afxdp_offload(ctx, &in.mark, in.kw, &keyed);
 	if (action >= 0)
 		return action;
+	in.keyed = keyed;
 
 	if (queue >= AFXDP_MAX_QUEUES) {
 		afxdp_count(AFXDP_PROG_QUEUE_RANGE);
@@ -287,7 +316,10 @@ static __always_inline int afxdp_redirect(struct xdp_md *ctx, const bool kfuncs)
 	if (action == XDP_REDIRECT) {
 		/* The redirect happens after we return, with the frame as
 		 * we leave it: hints written now go along. */
-		afxdp_hints(ctx, kfuncs, mark, kw, keyed);
+		if (hints_mode != XDP_HINTS_OFF && kfuncs)
+			afxdp_hints_kfuncs(ctx, &in);
+		else if (hints_mode != XDP_HINTS_OFF)
+			afxdp_hints_plain(ctx, &in);
 		afxdp_count(AFXDP_PROG_REDIRECTED);
 	} else {
 		afxdp_count(AFXDP_PROG_NO_SOCKET);

@@ -76,6 +76,7 @@
 #include "afxdp-flow-table.h"
 #include "afxdp-offload.h"
 #include "bpf/afxdp-flow.h"
+#include "bpf/afxdp-hints.h"
 #include "bpf/afxdp-shared.h"
 #include "bpf/afxdp.skel.h"
 #include "command-line.h"
@@ -123,9 +124,10 @@ struct prog {
     int n_cpus;
 };
 
-/* Loads our XDP program, without attaching it anywhere. */
+/* Loads our XDP program with hints mode 'hints' (enum xdp_hints_mode),
+ * without attaching it anywhere. */
 static void
-prog_load(struct prog *p)
+prog_load_hints(struct prog *p, uint32_t hints)
 {
     int error;
 
@@ -134,6 +136,7 @@ prog_load(struct prog *p)
         test_afxdp_offload_fail("opening the skeleton: %s",
                                 ovs_strerror(errno));
     }
+    p->skel->rodata->hints_mode = hints;
     /* The device-bound variant needs a device: not this one. */
     bpf_program__set_autoload(p->skel->progs.afxdp_ovs_dev, false);
     error = afxdp_bpf__load(p->skel);
@@ -164,6 +167,13 @@ prog_unload(struct prog *p)
     free(p->table);
     afxdp_flow_table_destroy(p->flows);
     free(p->added);
+}
+
+/* Loads our XDP program without hints. */
+static void
+prog_load(struct prog *p)
+{
+    prog_load_hints(p, XDP_HINTS_OFF);
 }
 
 /* Program counters, summed over CPUs. */
@@ -788,6 +798,37 @@ cmd_table(struct ovs_cmdl_context *ctx OVS_UNUSED)
     exit(n_bad ? 1 : 0);
 }
 
+/* 'verifier': how much of the verifier's limit (a million instructions
+ * processed) loading the program takes, with each hints mode.  It fails
+ * above a quarter of the limit, to leave room for changes: the cost grows
+ * with the product of the ways in which the program's parts can end. */
+static void
+cmd_verifier(struct ovs_cmdl_context *ctx OVS_UNUSED)
+{
+    static const uint32_t modes[] = {
+        XDP_HINTS_OFF, XDP_HINTS_TS, XDP_HINTS_TS_HASH,
+    };
+    const uint32_t limit = 1000000 / 4;
+    int n_bad = 0;
+
+    for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+        struct bpf_prog_info info;
+        uint32_t len = sizeof info;
+        struct prog p;
+
+        prog_load_hints(&p, modes[i]);
+        memset(&info, 0, sizeof info);
+        CHECK(!bpf_obj_get_info_by_fd(p.fd, &info, &len));
+        printf("hints mode %"PRIu32": %"PRIu32" instructions verified%s\n",
+               modes[i], info.verified_insns,
+               info.verified_insns > limit ? ", TOO MANY" : "");
+        n_bad += info.verified_insns > limit;
+        prog_unload(&p);
+    }
+    printf("verifier: %s\n", n_bad ? "too close to its limit" : "ok");
+    exit(n_bad ? 1 : 0);
+}
+
 /* Prints the average run time of 'pkt' over 'repeat' runs. */
 static void
 print_cost(const struct prog *p, const struct dp_packet *pkt, int repeat,
@@ -1176,6 +1217,7 @@ static const struct ovs_cmdl_command commands[] = {
     {"actions", "", 0, 0, cmd_actions, OVS_RO},
     {"cost", "[REPEAT]", 0, 1, cmd_cost, OVS_RO},
     {"table", "", 0, 0, cmd_table, OVS_RO},
+    {"verifier", "", 0, 0, cmd_verifier, OVS_RO},
     {NULL, NULL, 0, 0, NULL, OVS_RO},
 };
 
