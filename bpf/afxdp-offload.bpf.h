@@ -232,8 +232,10 @@ static __always_inline void afxdp_key_words(const struct afxdp_fields *f,
 /* Finds the flow whose lookup key is the 'n' words of 'c' (a constant),
  * hashed with 'seed': its entry, and its id in '*id'; or NULL.  Only the
  * first way with the key's tag is looked at (userspace never puts two
- * flows with one tag in a bucket), and the key is compared without
- * branches: fewer paths for the verifier to walk. */
+ * flows with one tag in a bucket).  Fewer paths for the verifier to walk:
+ * the ways are scanned from the last to the first with no break, so the
+ * paths join again after each way, and the key is compared without
+ * branches. */
 static __always_inline struct afxdp_flow_entry *
 afxdp_flow_find(__u64 seed, const __u64 *c, const unsigned int n, __u32 *id)
 {
@@ -248,8 +250,6 @@ afxdp_flow_find(__u64 seed, const __u64 *c, const unsigned int n, __u32 *id)
 	bk = bpf_map_lookup_elem(&afxdp_flow_buckets, &b);
 	if (!bk)
 		return NULL;
-		/* From the last way to the first: no break, so the paths join
-	 * again right after each way. */
 #pragma unroll
 	for (int j = AFXDP_FLOW_BUCKET_WAYS - 1; j >= 0; j--) {
 		if (bk->tag[j] == tag)

@@ -787,9 +787,6 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     if (!o->attached || (flow->partial && !o->marks)) {
         return EOPNOTSUPP;
     }
-    if (libbpf_num_possible_cpus() <= 0) {
-        return EINVAL;
-    }
     slot = afxdp_offload_get_slot(o, &flow->mask);
     if (slot < 0) {
         COVERAGE_INC(afxdp_offload_refused_space);
