@@ -26,6 +26,14 @@ struct afxdp_vlan_hdr {
 	__be16 proto;
 };
 
+/* True if EtherType 'type' is that of a VLAN tag OVS parses (802.1Q or
+ * 802.1ad). */
+static __always_inline bool afxdp_is_vlan(__be16 type)
+{
+	return type == bpf_htons(AFXDP_ETH_P_8021Q) ||
+	       type == bpf_htons(AFXDP_ETH_P_8021AD);
+}
+
 /* The fields of a frame as the parser finds them, with the meaning of the
  * members of 'struct afxdp_flow_key' of the same names.  The parser does
  * not write the key itself: it is read back in whole 64-bit words right
@@ -179,8 +187,7 @@ static __always_inline int afxdp_parse(struct xdp_md *ctx,
 	k->eth_lo = *(__u64 *)data;
 	k->eth_hi = *(__u32 *)(data + 8);
 	proto = eth->h_proto;
-	if (proto == bpf_htons(AFXDP_ETH_P_8021Q) ||
-	    proto == bpf_htons(AFXDP_ETH_P_8021AD)) {
+	if (afxdp_is_vlan(proto)) {
 		struct afxdp_vlan_hdr *vh = l3;
 
 		if ((void *)(vh + 1) > end)
@@ -189,8 +196,7 @@ static __always_inline int afxdp_parse(struct xdp_md *ctx,
 		k->vlan_tci = vh->tci | bpf_htons(AFXDP_FLOW_VLAN_PRESENT);
 		proto = vh->proto;
 		l3 = vh + 1;
-		if (proto == bpf_htons(AFXDP_ETH_P_8021Q) ||
-		    proto == bpf_htons(AFXDP_ETH_P_8021AD))
+		if (afxdp_is_vlan(proto))
 			return -1;
 	}
 	if (bpf_ntohs(proto) < ETH_P_802_3_MIN)
@@ -362,8 +368,7 @@ static __always_inline int afxdp_pop_vlan(struct xdp_md *ctx)
 
 	if ((void *)eth + sizeof *eth + sizeof(struct afxdp_vlan_hdr) > end)
 		return 0;
-	if (eth->h_proto != bpf_htons(AFXDP_ETH_P_8021Q) &&
-	    eth->h_proto != bpf_htons(AFXDP_ETH_P_8021AD))
+	if (!afxdp_is_vlan(eth->h_proto))
 		return 0;
 	__builtin_memcpy(macs, eth, sizeof macs);
 	if (bpf_xdp_adjust_head(ctx, (int)sizeof(struct afxdp_vlan_hdr)))
@@ -502,8 +507,7 @@ static __always_inline int afxdp_hash_key(struct xdp_md *ctx,
 	if (l3 > end)
 		return -1;
 	type = eth->h_proto;
-	if (type == bpf_htons(AFXDP_ETH_P_8021Q) ||
-	    type == bpf_htons(AFXDP_ETH_P_8021AD)) {
+	if (afxdp_is_vlan(type)) {
 		struct afxdp_vlan_hdr *vh = l3;
 
 		if ((void *)(vh + 1) > end)
