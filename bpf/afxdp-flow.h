@@ -39,9 +39,10 @@
  * - afxdp_flow_hash() of the lookup key, seeded with the mask table's
  *   'seed', picks one of AFXDP_FLOW_N_BUCKETS buckets in 'afxdp_flow_buckets'
  *   and gives a tag (never 0); each of a bucket's AFXDP_FLOW_BUCKET_WAYS
- *   ways holds a tag and a flow id, tag 0 for an empty way;
- * - a lookup hits the first way of the bucket whose tag is the key's and
- *   whose flow's entry holds the same lookup key.
+ *   ways holds a tag and a flow id, tag 0 for an empty way; a bucket is
+ *   one cache line;
+ * - a lookup hits the way of the bucket whose tag is the key's, if that
+ *   way's flow's entry holds the same lookup key.
  * The buckets hold four times as many ways as there can be flows, so a
  * bucket is full (and a flow refused, to stay on the PMD) only for keys
  * chosen to collide, which the random seed makes hard.
@@ -55,9 +56,11 @@
  * - a flow is added by writing its entry and zeroing its counters under
  *   an id that no bucket names and none has named for a millisecond, then
  *   its way in its bucket with tag 0 and the id, then the tag; it is
- *   removed by writing tag 0 in its way (so the bucket's other bytes, which
- *   a lookup may read meanwhile, never change but for the way being
- *   written, one field at a time);
+ *   removed by writing tag 0 in its way.  Userspace maps the buckets into
+ *   its memory (the array is BPF_F_MMAPABLE) and writes each of these
+ *   fields with one 32-bit store, ordered after the stores before it, so
+ *   that a lookup reading a bucket meanwhile sees each field old or new,
+ *   never torn;
  * - 'seed' does not change while there are flows.
  * A program run that reads the tables while they are being rewritten can
  * only miss, or find a flow that is being added or removed: the frame then
@@ -154,8 +157,9 @@ enum afxdp_flow_act {
 };
 
 /* Value of the array 'afxdp_flows', by flow id: one flow's lookup key and
- * actions, 128 bytes (so that, at an aligned index, what a lookup reads
- * for a key of up to 6 words and an output is one cache line). */
+ * actions, 128 bytes (so that, at an aligned
+ * index, what a lookup reads for a key of up to 6 words and an output is
+ * one cache line). */
 struct afxdp_flow_entry {
     __u8 acts[AFXDP_FLOW_MAX_ACTIONS];  /* enum afxdp_flow_act. */
     __u32 out_ifindex;                  /* ACT_OUTPUT. */
@@ -180,10 +184,11 @@ struct afxdp_flow_counts {
     __u16 pad[3];
 };
 
-/* Value of the array 'afxdp_flow_buckets'. */
+/* Value of the array 'afxdp_flow_buckets': a cache line of ways, each a
+ * tag and a flow id.  Userspace writes each field with one store. */
 struct afxdp_flow_bucket {
     __u32 tag[AFXDP_FLOW_BUCKET_WAYS];  /* 0: the way is empty. */
-    __u16 id[AFXDP_FLOW_BUCKET_WAYS];   /* Flow ids. */
+    __u32 id[AFXDP_FLOW_BUCKET_WAYS];   /* Flow ids. */
 };
 
 /* Hash of the lookup key 'w' of 'n' words, with 'seed'.  Its low bits pick

@@ -34,27 +34,25 @@ static __always_inline bool afxdp_is_vlan(__be16 type)
 	       type == bpf_htons(AFXDP_ETH_P_8021AD);
 }
 
-/* The fields of a frame as the parser finds them, with the meaning of the
- * members of 'struct afxdp_flow_key' of the same names.  The parser does
- * not write the key itself: it is read back in whole 64-bit words right
- * after, and a load that spans several narrower stores still in flight
- * waits for them (a store-forwarding stall, measured at a fifth of the
- * program's time).  afxdp_key_words() packs these into the key's words. */
-struct afxdp_fields {
-	__u64 eth_lo; /* Frame bytes 0..7: eth_dst, eth_src[0..1]. */
-	__u32 eth_hi; /* Frame bytes 8..11: eth_src[2..5]. */
-	__be16 eth_type;
-	__be16 vlan_tci;
-	__be16 vlan_tpid;
-	__u8 nw_proto;
-	__u8 nw_tos;
-	__u8 nw_ttl;
-	__u8 nw_frag;
-	__be16 tp_src;
-	__be16 tp_dst;
-	__be32 nw_src[4];
-	__be32 nw_dst[4];
-};
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the parser writes the key's words for a little-endian host"
+#endif
+
+/* The parser writes the frame's key ('struct afxdp_flow_key') in whole
+ * 64-bit words, each with one store, as the lookup reads them: narrower
+ * stores under a wider load make the load wait for them (a
+ * store-forwarding stall), and every store and load is time on the path
+ * of every frame.  The words:
+ *   0: eth_dst, eth_src[0..1]          (frame bytes 0..7)
+ *   1: eth_src[2..5], eth_type, vlan_tci
+ *   2: vlan_tpid, nw_proto, nw_tos, nw_ttl, nw_frag, mask_slot (0), pad
+ *   3: tp_src, tp_dst, nw_src[0]
+ *   4: nw_src[1..2]   5: nw_src[3], nw_dst[0]
+ *   6: nw_dst[1..2]   7: nw_dst[3], pad */
+#define AFXDP_W2_PROTO_SHIFT 16
+#define AFXDP_W2_TOS_SHIFT 24
+#define AFXDP_W2_TTL_SHIFT 32
+#define AFXDP_W2_FRAG_SHIFT 40
 
 /* True if 'len' bytes from 'b' are within the L3 payload ('lim') and the
  * frame ('end').  The verifier knows only the frame's end, and 'lim' is
@@ -65,12 +63,12 @@ static __always_inline bool afxdp_fits(__u8 *b, __u32 len, void *lim, void *end)
 }
 
 /* Parses the L4 header at 'l4' (whose L3 payload ends at 'lim', in a frame
- * that ends at 'end') for 'proto' into 'k' and '*tcp_flags'.  Returns 0,
- * or -1 where OVS would parse otherwise. */
-static __always_inline int afxdp_parse_l4(void *l4, void *lim, void *end,
-					  __u8 proto, bool v6,
-					  struct afxdp_fields *k,
-					  __u16 *tcp_flags)
+ * that ends at 'end') for 'proto', ORing the TCP flags into '*tcp_flags'.
+ * Returns tp_src | tp_dst << 16 (the low half of key word 3; 0 for a
+ * protocol without ports), or -1 where OVS would parse otherwise. */
+static __always_inline __s64 afxdp_parse_l4(void *l4, void *lim, void *end,
+					    __u8 proto, bool v6,
+					    __u16 *tcp_flags)
 {
 	__u8 *b = l4;
 
@@ -84,13 +82,11 @@ static __always_inline int afxdp_parse_l4(void *l4, void *lim, void *end,
 		if ((ctl >> 12) < 5 || (void *)(b + (ctl >> 12) * 4) > lim)
 			return -1;
 		*tcp_flags = ctl & 0x0fff;
-		__builtin_memcpy(&k->tp_src, b, 2);
-		__builtin_memcpy(&k->tp_dst, b + 2, 2);
+		return *(__u32 *)b;
 	} else if (proto == IPPROTO_UDP || proto == IPPROTO_SCTP) {
 		if (!afxdp_fits(b, proto == IPPROTO_UDP ? 8 : 12, lim, end))
 			return -1;
-		__builtin_memcpy(&k->tp_src, b, 2);
-		__builtin_memcpy(&k->tp_dst, b + 2, 2);
+		return *(__u32 *)b;
 	} else if ((!v6 && proto == IPPROTO_ICMP) ||
 		   (v6 && proto == IPPROTO_ICMPV6)) {
 		if (!afxdp_fits(b, 8, lim, end))
@@ -99,19 +95,21 @@ static __always_inline int afxdp_parse_l4(void *l4, void *lim, void *end,
 		 * options OVS parses. */
 		if (v6 && b[0] >= 130 && b[0] <= 143)
 			return -1;
-		k->tp_src = bpf_htons(b[0]);
-		k->tp_dst = bpf_htons(b[1]);
+		return bpf_htons(b[0]) | (__u32)bpf_htons(b[1]) << 16;
 	} else if (!v6 && proto == IPPROTO_IGMP) {
 		return -1;
 	}
 	return 0;
 }
 
-static __always_inline int
-afxdp_parse_ipv4(void *l3, void *end, struct afxdp_fields *k, __u16 *tcp_flags)
+/* Parses the IPv4 header at 'l3' into words 2 to 7 of 'kw', word 2 having
+ * 'w2' so far.  Returns 0 or -1. */
+static __always_inline int afxdp_parse_ipv4(void *l3, void *end, __u64 w2,
+					    __u64 *kw, __u16 *tcp_flags)
 {
 	struct iphdr *ip = l3;
 	__u32 ihl, tot_len;
+	__s64 ports = 0;
 	__u16 frag;
 
 	if ((void *)(ip + 1) > end)
@@ -121,29 +119,39 @@ afxdp_parse_ipv4(void *l3, void *end, struct afxdp_fields *k, __u16 *tcp_flags)
 	if (ip->version != 4 || ihl < sizeof *ip || tot_len < ihl ||
 	    l3 + tot_len > end)
 		return -1;
-	k->nw_src[0] = ip->saddr;
-	k->nw_dst[0] = ip->daddr;
-	k->nw_proto = ip->protocol;
-	k->nw_tos = ip->tos;
-	k->nw_ttl = ip->ttl;
+	w2 |= (__u64)ip->protocol << AFXDP_W2_PROTO_SHIFT |
+	      (__u64)ip->tos << AFXDP_W2_TOS_SHIFT |
+	      (__u64)ip->ttl << AFXDP_W2_TTL_SHIFT;
 	frag = bpf_ntohs(ip->frag_off);
-	if (frag & (AFXDP_IP_MF | AFXDP_IP_OFFSET)) {
-		k->nw_frag = AFXDP_FLOW_FRAG_ANY;
-		if (frag & AFXDP_IP_OFFSET) {
-			/* No L4 header in later fragments. */
-			k->nw_frag |= AFXDP_FLOW_FRAG_LATER;
-			return 0;
-		}
+	if (frag & AFXDP_IP_OFFSET) {
+		/* No L4 header in later fragments. */
+		w2 |= (__u64)(AFXDP_FLOW_FRAG_ANY | AFXDP_FLOW_FRAG_LATER)
+		      << AFXDP_W2_FRAG_SHIFT;
+	} else {
+		if (frag & AFXDP_IP_MF)
+			w2 |= (__u64)AFXDP_FLOW_FRAG_ANY << AFXDP_W2_FRAG_SHIFT;
+		/* L4 ends where IP says, not at the end of the frame. */
+		ports = afxdp_parse_l4(l3 + ihl, l3 + tot_len, end,
+				       ip->protocol, false, tcp_flags);
+		if (ports < 0)
+			return -1;
 	}
-	/* L4 ends where IP says, not at the end of the frame. */
-	return afxdp_parse_l4(l3 + ihl, l3 + tot_len, end, ip->protocol, false,
-			      k, tcp_flags);
+	kw[2] = w2;
+	kw[3] = (__u64)ports | (__u64)ip->saddr << 32;
+	kw[4] = 0;
+	kw[5] = (__u64)ip->daddr << 32;
+	kw[6] = 0;
+	kw[7] = 0;
+	return 0;
 }
 
-static __always_inline int
-afxdp_parse_ipv6(void *l3, void *end, struct afxdp_fields *k, __u16 *tcp_flags)
+/* As afxdp_parse_ipv4(), for the IPv6 header at 'l3'. */
+static __always_inline int afxdp_parse_ipv6(void *l3, void *end, __u64 w2,
+					    __u64 *kw, __u16 *tcp_flags)
 {
 	struct ipv6hdr *ip6 = l3;
+	const __u32 *sa, *da;
+	__s64 ports;
 	__u32 plen;
 	__u8 nxt;
 
@@ -157,43 +165,53 @@ afxdp_parse_ipv6(void *l3, void *end, struct afxdp_fields *k, __u16 *tcp_flags)
 	 * AH, destination options. */
 	if (nxt == 0 || nxt == 43 || nxt == 44 || nxt == 51 || nxt == 60)
 		return -1;
-#pragma unroll
-	for (int i = 0; i < 4; i++) {
-		k->nw_src[i] = ip6->saddr.in6_u.u6_addr32[i];
-		k->nw_dst[i] = ip6->daddr.in6_u.u6_addr32[i];
-	}
-	k->nw_proto = nxt;
-	k->nw_tos = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
-	k->nw_ttl = ip6->hop_limit;
-	return afxdp_parse_l4(ip6 + 1, (void *)(ip6 + 1) + plen, end, nxt, true,
-			      k, tcp_flags);
+	ports = afxdp_parse_l4(ip6 + 1, (void *)(ip6 + 1) + plen, end, nxt,
+			       true, tcp_flags);
+	if (ports < 0)
+		return -1;
+	sa = ip6->saddr.in6_u.u6_addr32;
+	da = ip6->daddr.in6_u.u6_addr32;
+	kw[2] = w2 | (__u64)nxt << AFXDP_W2_PROTO_SHIFT |
+		(__u64)((ip6->priority << 4) | (ip6->flow_lbl[0] >> 4))
+			<< AFXDP_W2_TOS_SHIFT |
+		(__u64)ip6->hop_limit << AFXDP_W2_TTL_SHIFT;
+	kw[3] = (__u64)ports | (__u64)sa[0] << 32;
+	kw[4] = sa[1] | (__u64)sa[2] << 32;
+	kw[5] = sa[3] | (__u64)da[0] << 32;
+	kw[6] = da[1] | (__u64)da[2] << 32;
+	kw[7] = da[3];
+	return 0;
 }
 
-/* Parses the frame into 'k' (zeroed by the caller).  Returns 0, or -1 if
- * the frame is not one the program parses exactly as OVS. */
-static __always_inline int afxdp_parse(struct xdp_md *ctx,
-				       struct afxdp_fields *k, __u16 *tcp_flags)
+/* Parses the frame into its key's words 'kw' (with 'mask_slot' and the
+ * padding zero), and its TCP flags into '*tcp_flags' (zeroed by the
+ * caller).  Returns 0, or -1 if the frame is not one the program parses
+ * exactly as OVS. */
+static __always_inline int afxdp_parse(struct xdp_md *ctx, __u64 *kw,
+				       __u16 *tcp_flags)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	void *l3 = eth + 1;
+	__u64 w1, w2 = 0;
 	__be16 proto;
 
 	if (l3 > end)
 		return -1;
 	/* Whole words (the ISA and the verifier allow unaligned packet
 	 * loads), not byte by byte as a memcpy of unknown alignment is. */
-	k->eth_lo = *(__u64 *)data;
-	k->eth_hi = *(__u32 *)(data + 8);
+	kw[0] = *(__u64 *)data;
+	w1 = *(__u32 *)(data + 8);
 	proto = eth->h_proto;
 	if (afxdp_is_vlan(proto)) {
 		struct afxdp_vlan_hdr *vh = l3;
 
 		if ((void *)(vh + 1) > end)
 			return -1;
-		k->vlan_tpid = proto;
-		k->vlan_tci = vh->tci | bpf_htons(AFXDP_FLOW_VLAN_PRESENT);
+		w2 = proto;
+		w1 |= (__u64)(vh->tci | bpf_htons(AFXDP_FLOW_VLAN_PRESENT))
+		      << 48;
 		proto = vh->proto;
 		l3 = vh + 1;
 		if (afxdp_is_vlan(proto))
@@ -201,34 +219,18 @@ static __always_inline int afxdp_parse(struct xdp_md *ctx,
 	}
 	if (bpf_ntohs(proto) < ETH_P_802_3_MIN)
 		return -1;
-	k->eth_type = proto;
+	kw[1] = w1 | (__u64)proto << 32;
 	if (proto == bpf_htons(ETH_P_IP))
-		return afxdp_parse_ipv4(l3, end, k, tcp_flags);
+		return afxdp_parse_ipv4(l3, end, w2, kw, tcp_flags);
 	if (proto == bpf_htons(ETH_P_IPV6))
-		return afxdp_parse_ipv6(l3, end, k, tcp_flags);
+		return afxdp_parse_ipv6(l3, end, w2, kw, tcp_flags);
+	kw[2] = w2;
+	kw[3] = 0;
+	kw[4] = 0;
+	kw[5] = 0;
+	kw[6] = 0;
+	kw[7] = 0;
 	return 0;
-}
-
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "afxdp_key_words() packs the key for a little-endian host"
-#endif
-
-/* Writes the key of the frame whose fields are 'f' into 'kw', one store
- * per word, in the layout of 'struct afxdp_flow_key' (bpf/afxdp-flow.h),
- * with 'mask_slot' and the padding zero. */
-static __always_inline void afxdp_key_words(const struct afxdp_fields *f,
-					    __u64 kw[AFXDP_FLOW_KEY_WORDS])
-{
-	kw[0] = f->eth_lo;
-	kw[1] = f->eth_hi | (__u64)f->eth_type << 32 | (__u64)f->vlan_tci << 48;
-	kw[2] = f->vlan_tpid | (__u64)f->nw_proto << 16 |
-		(__u64)f->nw_tos << 24 | (__u64)f->nw_ttl << 32 |
-		(__u64)f->nw_frag << 40;
-	kw[3] = f->tp_src | (__u64)f->tp_dst << 16 | (__u64)f->nw_src[0] << 32;
-	kw[4] = f->nw_src[1] | (__u64)f->nw_src[2] << 32;
-	kw[5] = f->nw_src[3] | (__u64)f->nw_dst[0] << 32;
-	kw[6] = f->nw_dst[1] | (__u64)f->nw_dst[2] << 32;
-	kw[7] = f->nw_dst[3];
 }
 
 /* Word 2 of the key holds 'mask_slot', in its byte 6. */
@@ -236,12 +238,15 @@ static __always_inline void afxdp_key_words(const struct afxdp_fields *f,
 #define AFXDP_SLOT_SHIFT 48
 
 /* Finds the flow whose lookup key is the 'n' words of 'c' (a constant),
- * hashed with 'seed': its entry, and its id in '*id'; or NULL.  Only the
- * first way with the key's tag is looked at (userspace never puts two
- * flows with one tag in a bucket).  Fewer paths for the verifier to walk:
- * the ways are scanned from the last to the first with no break, so the
- * paths join again after each way, and the key is compared without
- * branches. */
+ * hashed with 'seed': its entry, and its id in '*id'; or NULL.  Userspace
+ * never puts two flows with one tag in a bucket, so at most one way has
+ * the key's tag.  Fewer paths for the verifier to walk: the ways are
+ * scanned with no break, so the paths join again after each way, and the
+ * key is compared without branches.  (Indexing the entries directly in one
+ * big map value, rather than with a map lookup, would save a trip through
+ * the stack, but the verifier would then track the index precisely back
+ * through the hash into the parse, and stop pruning the parse's paths:
+ * over its limit of a million instructions.) */
 static __always_inline struct afxdp_flow_entry *
 afxdp_flow_find(__u64 seed, const __u64 *c, const unsigned int n, __u32 *id)
 {
@@ -249,22 +254,22 @@ afxdp_flow_find(__u64 seed, const __u64 *c, const unsigned int n, __u32 *id)
 	__u32 b = afxdp_flow_bucket_of(h);
 	__u32 tag = afxdp_flow_tag(h);
 	const struct afxdp_flow_bucket *bk;
+	__u32 i = AFXDP_FLOW_MAX_FLOWS; /* No way found: no entry. */
 	struct afxdp_flow_entry *e;
-	__u32 i = AFXDP_FLOW_MAX_FLOWS;
 	__u64 diff = 0;
 
 	bk = bpf_map_lookup_elem(&afxdp_flow_buckets, &b);
 	if (!bk)
 		return NULL;
 #pragma unroll
-	for (int j = AFXDP_FLOW_BUCKET_WAYS - 1; j >= 0; j--) {
+	for (int j = 0; j < AFXDP_FLOW_BUCKET_WAYS; j++) {
 		if (bk->tag[j] == tag)
 			i = bk->id[j];
 	}
 	e = bpf_map_lookup_elem(&afxdp_flows, &i);
 	if (!e)
 		return NULL;
-#pragma unroll
+#pragma clang loop unroll(full)
 	for (unsigned int w = 0; w < n; w++)
 		diff |= e->key[w] ^ c[w];
 	if (diff)
@@ -456,7 +461,6 @@ static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark,
 	const struct afxdp_flow_masks *t;
 	struct afxdp_flow_counts *counts;
 	struct afxdp_flow_entry *e;
-	struct afxdp_fields f = {};
 	__u16 tcp_flags = 0;
 	__u32 zero = 0, id;
 
@@ -464,11 +468,10 @@ static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark,
 	if (!t || !t->n_masks)
 		return -1;
 
-	if (afxdp_parse(ctx, &f, &tcp_flags)) {
+	if (afxdp_parse(ctx, kw, &tcp_flags)) {
 		afxdp_count(AFXDP_PROG_OFFLOAD_UNPARSED);
 		return -1;
 	}
-	afxdp_key_words(&f, kw);
 	*keyed = true;
 	e = afxdp_flow_lookup(t, kw, &id);
 	if (!e) {
@@ -575,7 +578,7 @@ static __always_inline __u64 afxdp_hash_mix(__u64 h, __u64 v)
 	return h ^ (h >> 32);
 }
 
-/* A flow hash of the IP frame whose key (afxdp_key_words()) is 'kw', for
+/* A flow hash of the IP frame whose key (afxdp_parse()) is 'kw', for
  * when the device gives none: over the addresses, the protocol and the
  * ports (not the ports of fragments, so that all fragments of a datagram
  * agree, as with devices' RSS).  Stores in '*type' the XDP_HINTS_HASH_*

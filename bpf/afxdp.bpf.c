@@ -92,7 +92,8 @@ struct {
 } afxdp_flow_masks SEC(".maps");
 
 /* The flow table (bpf/afxdp-flow.h): the flows by id, their counters by
- * id, and the buckets that map lookup keys to ids. */
+ * id, and the buckets that map lookup keys to ids.  Userspace maps the
+ * buckets into its memory, to write each way with one store. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
@@ -109,6 +110,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, AFXDP_FLOW_N_BUCKETS);
 	__type(key, __u32);
 	__type(value, struct afxdp_flow_bucket);

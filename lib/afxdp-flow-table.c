@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -35,11 +36,11 @@
 struct afxdp_flow_table {
     int flows_fd;               /* 'afxdp_flows'. */
     int stats_fd;               /* 'afxdp_flow_stats'. */
-    int buckets_fd;             /* 'afxdp_flow_buckets'. */
     uint64_t seed;              /* Of afxdp_flow_hash(). */
 
-    /* As in 'afxdp_flow_buckets'. */
-    struct afxdp_flow_bucket buckets[AFXDP_FLOW_N_BUCKETS];
+    /* The program's 'afxdp_flow_buckets', mapped into our memory, or NULL
+     * (then the table takes no flow). */
+    struct afxdp_flow_bucket *buckets;
 
     /* The free ids, in a ring, the one freed the longest ago first, and
      * when each id was freed. */
@@ -49,10 +50,13 @@ struct afxdp_flow_table {
     long long int freed_ms[AFXDP_FLOW_MAX_FLOWS];     /* By id. */
 };
 
+#define AFXDP_FLOW_TABLE_BUCKETS_SIZE \
+    (AFXDP_FLOW_N_BUCKETS * sizeof(struct afxdp_flow_bucket))
+
 struct afxdp_flow_table *
 afxdp_flow_table_create(void)
 {
-    struct afxdp_flow_table *table = xmalloc(sizeof *table);
+    struct afxdp_flow_table *table = xzalloc(sizeof *table);
 
     afxdp_flow_table_reset(table, -1, -1, -1, 0);
     return table;
@@ -61,24 +65,42 @@ afxdp_flow_table_create(void)
 void
 afxdp_flow_table_destroy(struct afxdp_flow_table *table)
 {
-    free(table);
+    if (table) {
+        afxdp_flow_table_reset(table, -1, -1, -1, 0);
+        free(table);
+    }
 }
 
-void
+int
 afxdp_flow_table_reset(struct afxdp_flow_table *table, int flows_fd,
                        int stats_fd, int buckets_fd, uint64_t seed)
 {
+    int error = 0;
+
+    if (table->buckets) {
+        munmap(table->buckets, AFXDP_FLOW_TABLE_BUCKETS_SIZE);
+        table->buckets = NULL;
+    }
+    if (buckets_fd >= 0) {
+        void *p = mmap(NULL, AFXDP_FLOW_TABLE_BUCKETS_SIZE,
+                       PROT_READ | PROT_WRITE, MAP_SHARED, buckets_fd, 0);
+
+        if (p == MAP_FAILED) {
+            error = errno;
+        } else {
+            table->buckets = p;
+        }
+    }
     table->flows_fd = flows_fd;
     table->stats_fd = stats_fd;
-    table->buckets_fd = buckets_fd;
     table->seed = seed;
-    memset(table->buckets, 0, sizeof table->buckets);
     for (uint32_t id = 0; id < AFXDP_FLOW_MAX_FLOWS; id++) {
         table->free_ids[id] = id;
         table->freed_ms[id] = 0;
     }
     table->free_head = 0;
-    table->n_free = AFXDP_FLOW_MAX_FLOWS;
+    table->n_free = table->buckets ? AFXDP_FLOW_MAX_FLOWS : 0;
+    return error;
 }
 
 /* Takes the id freed the longest ago, waiting until it has been free for
@@ -112,14 +134,12 @@ afxdp_flow_table_put_id(struct afxdp_flow_table *table, uint32_t id)
     table->freed_ms[id] = time_msec();
 }
 
-/* Writes bucket 'b' of the copy to the program.  Returns 0 or an errno. */
-static int
-afxdp_flow_table_write_bucket(struct afxdp_flow_table *table, uint32_t b)
+/* Writes 'value' into 'field', a field of the program's buckets, with
+ * one store, after all that was written before. */
+static void
+afxdp_flow_table_publish(uint32_t *field, uint32_t value)
 {
-    int ret = bpf_map_update_elem(table->buckets_fd, &b, &table->buckets[b],
-                                  BPF_ANY);
-
-    return ret ? -ret : 0;
+    __atomic_store_n(field, value, __ATOMIC_RELEASE);
 }
 
 /* Finds a way for the lookup key 'key' ('n_words' words) in its bucket.
@@ -168,6 +188,9 @@ afxdp_flow_table_add(struct afxdp_flow_table *table,
     if (n_cpus <= 0) {
         return n_cpus ? -n_cpus : EINVAL;
     }
+    if (!table->buckets) {
+        return ENODEV;
+    }
     error = afxdp_flow_table_find_way(table, entry->key, n_words, place,
                                       &tag);
     if (error) {
@@ -179,29 +202,20 @@ afxdp_flow_table_add(struct afxdp_flow_table *table,
     }
 
     /* Entry and counters under an id that no bucket names, then the id in
-     * the way with tag 0, then the tag. */
+     * the way (whose tag is 0), then the tag. */
     ret = bpf_map_update_elem(table->flows_fd, &id, entry, BPF_ANY);
     if (!ret) {
         zeros = xcalloc(n_cpus, sizeof *zeros);
         ret = bpf_map_update_elem(table->stats_fd, &id, zeros, BPF_ANY);
         free(zeros);
     }
-    bk = &table->buckets[place->bucket];
-    if (!ret) {
-        bk->id[place->way] = id;
-        ret = -afxdp_flow_table_write_bucket(table, place->bucket);
-    }
-    if (!ret) {
-        bk->tag[place->way] = tag;
-        ret = -afxdp_flow_table_write_bucket(table, place->bucket);
-        if (ret) {
-            bk->tag[place->way] = 0;
-        }
-    }
     if (ret) {
         afxdp_flow_table_put_id(table, id);
         return -ret;
     }
+    bk = &table->buckets[place->bucket];
+    afxdp_flow_table_publish(&bk->id[place->way], id);
+    afxdp_flow_table_publish(&bk->tag[place->way], tag);
     place->id = id;
     return 0;
 }
@@ -210,9 +224,11 @@ void
 afxdp_flow_table_remove(struct afxdp_flow_table *table,
                         const struct afxdp_flow_place *place)
 {
-    table->buckets[place->bucket].tag[place->way] = 0;
-    afxdp_flow_table_write_bucket(table, place->bucket);
-    afxdp_flow_table_put_id(table, place->id);
+    if (table->buckets) {
+        afxdp_flow_table_publish(
+            &table->buckets[place->bucket].tag[place->way], 0);
+        afxdp_flow_table_put_id(table, place->id);
+    }
 }
 
 int

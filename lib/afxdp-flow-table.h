@@ -20,9 +20,9 @@
  * The program looks offloaded flows up in a hash table of its own over
  * three array maps: buckets of tags and flow ids, flow entries by id, and
  * per-CPU counters by id ("The flow table" in bpf/afxdp-flow.h).  This
- * module keeps a copy of the buckets and the free ids, and writes the maps
- * following the update protocol there, so that a program run reading
- * them meanwhile never uses a half-written entry.
+ * module maps the buckets into our memory, keeps the free ids, and writes
+ * the tables following the update protocol there, so that a program run
+ * reading them meanwhile never uses a half-written entry.
  *
  * Not thread-safe: the caller (lib/afxdp-offload.c, under its port's
  * mutex) serializes all calls on one table.  The functions may sleep for
@@ -43,18 +43,22 @@ struct afxdp_flow_place {
 struct afxdp_flow_table *afxdp_flow_table_create(void);
 void afxdp_flow_table_destroy(struct afxdp_flow_table *);
 
-/* Empties 'table' (only the copy: the program's maps must be new, hence
- * empty) for a program whose maps are 'flows_fd' ('afxdp_flows'),
- * 'stats_fd' ('afxdp_flow_stats') and 'buckets_fd'
- * ('afxdp_flow_buckets'), and whose mask table has hash seed 'seed'. */
-void afxdp_flow_table_reset(struct afxdp_flow_table *table, int flows_fd,
-                            int stats_fd, int buckets_fd, uint64_t seed);
+/* Empties 'table' for a program whose maps are 'flows_fd' ('afxdp_flows'),
+ * 'stats_fd' ('afxdp_flow_stats') and 'buckets_fd' ('afxdp_flow_buckets'),
+ * which must be new, hence empty, and whose mask table has hash seed
+ * 'seed'.  Maps the program's buckets into our memory (and unmaps those
+ * of the previous program); with 'buckets_fd' -1, maps nothing, and the
+ * table takes no flow.  Returns 0 or an errno (then the table takes no
+ * flow either). */
+int afxdp_flow_table_reset(struct afxdp_flow_table *table, int flows_fd,
+                           int stats_fd, int buckets_fd, uint64_t seed);
 
 /* Adds the flow 'entry', whose 'key' is its lookup key of 'n_words' words
  * (the rest zero), with zero counters.  Returns 0 and the flow's place in
  * '*place'; EEXIST if a flow has that lookup key; ENOSPC if there is no
  * free id, or no room for it in its bucket (full, or holding a flow with
- * the same tag); or another errno from the kernel. */
+ * the same tag); ENODEV if it has no maps; or another errno from the
+ * kernel. */
 int afxdp_flow_table_add(struct afxdp_flow_table *table,
                          const struct afxdp_flow_entry *entry,
                          unsigned int n_words,

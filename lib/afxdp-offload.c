@@ -1365,9 +1365,13 @@ afxdp_offload_attach(struct afxdp_offload *o, struct afxdp_xdp *xdp,
     o->marks = marks;
     memset(&o->table, 0, sizeof o->table);
     o->table.seed = random_uint64();
-    afxdp_flow_table_reset(o->flow_table, o->maps.flows_fd,
-                           o->maps.flow_stats_fd, o->maps.buckets_fd,
-                           o->table.seed);
+    error = afxdp_flow_table_reset(o->flow_table, o->maps.flows_fd,
+                                   o->maps.flow_stats_fd, o->maps.buckets_fd,
+                                   o->table.seed);
+    if (error) {
+        VLOG_WARN("%s: cannot map the XDP program's flow table (%s); no "
+                  "flow is offloaded", o->name, ovs_strerror(error));
+    }
     memset(o->slot_refs, 0, sizeof o->slot_refs);
     memset(o->slot_freed, 0, sizeof o->slot_freed);
     memset(o->slot_hits, 0, sizeof o->slot_hits);
@@ -1408,6 +1412,8 @@ afxdp_offload_detach(struct afxdp_offload *o)
         HMAP_FOR_EACH_POP (eg, node, &o->egress) {
             free(eg);
         }
+        /* Lets the program's maps go with it. */
+        afxdp_flow_table_reset(o->flow_table, -1, -1, -1, 0);
         o->attached = false;
     }
     ovs_mutex_unlock(&o->mutex);

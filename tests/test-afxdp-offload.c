@@ -149,10 +149,10 @@ prog_load_hints(struct prog *p, uint32_t hints)
     p->table = xzalloc(sizeof *p->table);
     p->table->seed = random_uint64();
     p->flows = afxdp_flow_table_create();
-    afxdp_flow_table_reset(p->flows, bpf_map__fd(p->skel->maps.afxdp_flows),
-                           bpf_map__fd(p->skel->maps.afxdp_flow_stats),
-                           bpf_map__fd(p->skel->maps.afxdp_flow_buckets),
-                           p->table->seed);
+    CHECK(!afxdp_flow_table_reset(
+              p->flows, bpf_map__fd(p->skel->maps.afxdp_flows),
+              bpf_map__fd(p->skel->maps.afxdp_flow_stats),
+              bpf_map__fd(p->skel->maps.afxdp_flow_buckets), p->table->seed));
     p->added = xzalloc(sizeof *p->added);
     p->egress_fd = bpf_map__fd(p->skel->maps.afxdp_egress);
     p->stats_fd = bpf_map__fd(p->skel->maps.afxdp_stats);
@@ -288,10 +288,10 @@ clear_flows(const struct prog *p)
     }
     p->added->n = 0;
     /* Their ids are free at once: no program runs meanwhile. */
-    afxdp_flow_table_reset(p->flows, bpf_map__fd(p->skel->maps.afxdp_flows),
-                           bpf_map__fd(p->skel->maps.afxdp_flow_stats),
-                           bpf_map__fd(p->skel->maps.afxdp_flow_buckets),
-                           p->table->seed);
+    CHECK(!afxdp_flow_table_reset(
+              p->flows, bpf_map__fd(p->skel->maps.afxdp_flows),
+              bpf_map__fd(p->skel->maps.afxdp_flow_stats),
+              bpf_map__fd(p->skel->maps.afxdp_flow_buckets), p->table->seed));
 }
 
 /* Runs the program 'repeat' times on 'frame'.  Returns its XDP action and
