@@ -240,9 +240,10 @@ static __always_inline int afxdp_parse(struct xdp_md *ctx, __u64 *kw,
 /* Finds the flow whose lookup key is the 'n' words of 'c' (a constant),
  * hashed with 'seed': its entry, and its id in '*id'; or NULL.  Userspace
  * never puts two flows with one tag in a bucket, so at most one way has
- * the key's tag.  Fewer paths for the verifier to walk: the ways are
- * scanned with no break, so the paths join again after each way, and the
- * key is compared without branches.  (Indexing the entries directly in one
+ * the key's tag, and the scan stops there.  The paths that the verifier
+ * walks for each way join again at the entry's lookup (the id is any
+ * number on all of them), and the key is compared without branches.
+ * (Indexing the entries directly in one
  * big map value, rather than with a map lookup, would save a trip through
  * the stack, but the verifier would then track the index precisely back
  * through the hash into the parse, and stop pruning the parse's paths:
@@ -263,8 +264,10 @@ afxdp_flow_find(__u64 seed, const __u64 *c, const unsigned int n, __u32 *id)
 		return NULL;
 #pragma unroll
 	for (int j = 0; j < AFXDP_FLOW_BUCKET_WAYS; j++) {
-		if (bk->tag[j] == tag)
+		if (bk->tag[j] == tag) {
 			i = bk->id[j];
+			break;
+		}
 	}
 	e = bpf_map_lookup_elem(&afxdp_flows, &i);
 	if (!e)
