@@ -63,7 +63,7 @@ static __always_inline bool afxdp_fits(__u8 *b, __u32 len, void *lim, void *end)
 }
 
 /* Parses the L4 header at 'l4' (whose L3 payload ends at 'lim', in a frame
- * that ends at 'end') for 'proto', ORing the TCP flags into '*tcp_flags'.
+ * that ends at 'end') for 'proto', and its TCP flags into '*tcp_flags'.
  * Returns tp_src | tp_dst << 16 (the low half of key word 3; 0 for a
  * protocol without ports), or -1 where OVS would parse otherwise. */
 static __always_inline __s64 afxdp_parse_l4(void *l4, void *lim, void *end,
@@ -243,11 +243,11 @@ static __always_inline int afxdp_parse(struct xdp_md *ctx, __u64 *kw,
  * the key's tag, and the scan stops there.  The paths that the verifier
  * walks for each way join again at the entry's lookup (the id is any
  * number on all of them), and the key is compared without branches.
- * (Indexing the entries directly in one
- * big map value, rather than with a map lookup, would save a trip through
- * the stack, but the verifier would then track the index precisely back
- * through the hash into the parse, and stop pruning the parse's paths:
- * over its limit of a million instructions.) */
+ * (Indexing the entries directly in one big map value, rather than with a
+ * map lookup, would save a trip through the stack, but the verifier would
+ * then track the index precisely back through the hash into the parse,
+ * and stop pruning the parse's paths: over its limit of a million
+ * instructions.) */
 static __always_inline struct afxdp_flow_entry *
 afxdp_flow_find(__u64 seed, const __u64 *c, const unsigned int n, __u32 *id)
 {
