@@ -154,6 +154,9 @@ enum afxdp_flow_act {
     AFXDP_FLOW_ACT_PUSH_VLAN,   /* Push 'vlan_tpid', 'vlan_tci'. */
     AFXDP_FLOW_ACT_POP_VLAN,    /* Pop the outer tag, if any. */
     AFXDP_FLOW_ACT_SET_ETH,     /* Ethernet addresses, masked. */
+    AFXDP_FLOW_ACT_SET_IP,      /* IPv4 TOS and TTL (with the header's
+                                 * checksum), or IPv6 traffic class and
+                                 * hop limit, masked. */
 };
 
 /* Value of the array 'afxdp_flows', by flow id: one flow's lookup key and
@@ -170,7 +173,11 @@ struct afxdp_flow_entry {
                                          * size. */
     __u8 eth_dst[6], eth_dst_mask[6];   /* ACT_SET_ETH. */
     __u8 eth_src[6], eth_src_mask[6];
-    __u8 pad[24];
+    __u8 ip_version;                    /* ACT_SET_IP: 4 or 6. */
+    __u8 ip_tos, ip_tos_mask;           /* ACT_SET_IP: TOS or traffic
+                                         * class, under its mask. */
+    __u8 ip_ttl, ip_ttl_mask;           /* ACT_SET_IP: TTL or hop limit. */
+    __u8 pad[19];
 };
 
 /* Value of the per-CPU array 'afxdp_flow_stats', by flow id: the

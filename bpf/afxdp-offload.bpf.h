@@ -34,6 +34,31 @@ static __always_inline bool afxdp_is_vlan(__be16 type)
 	       type == bpf_htons(AFXDP_ETH_P_8021AD);
 }
 
+/* The EtherType of the frame of 'ctx' behind at most one VLAN tag, with
+ * the start of what follows in '*l3'; or 0 (no EtherType) if the frame is
+ * too short for its Ethernet header and tag.  For the actions and the
+ * hash, which only look for IP; the parser looks at more. */
+static __always_inline __be16 afxdp_l3(struct xdp_md *ctx, void **l3)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct afxdp_vlan_hdr *vh = (void *)(eth + 1);
+	__be16 type;
+
+	if ((void *)(eth + 1) > end)
+		return 0;
+	type = eth->h_proto;
+	if (!afxdp_is_vlan(type)) {
+		*l3 = eth + 1;
+		return type;
+	}
+	if ((void *)(vh + 1) > end)
+		return 0;
+	*l3 = vh + 1;
+	return vh->proto;
+}
+
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the parser writes the key's words for a little-endian host"
 #endif
@@ -406,6 +431,72 @@ static __always_inline int afxdp_set_eth(struct xdp_md *ctx,
 	return 0;
 }
 
+/* 'csum' (an Internet checksum, as in the frame) after a 16-bit word of
+ * what it covers changed from 'old' to 'new' (as in the frame): RFC 1624,
+ * equation 3, the same arithmetic as OVS's recalc_csum16(). */
+static __always_inline __u16 afxdp_csum_replace16(__u16 csum, __u16 old,
+						  __u16 new)
+{
+	__u32 sum = (__u16)~csum + (__u16)~old + (__u32) new;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+/* Writes the IP header's TOS and TTL (IPv4, updating its checksum) or
+ * traffic class and hop limit (IPv6) of 'e' under their masks, as OVS's
+ * masked set of its IPv4 or IPv6 key does.  The frame has at most one
+ * VLAN tag (userspace offloads no SET_IP after a PUSH_VLAN).  Returns 0,
+ * or -1 if the frame is not of the IP version of 'e'. */
+static __always_inline int afxdp_set_ip(struct xdp_md *ctx,
+					const struct afxdp_flow_entry *e)
+{
+	void *end = (void *)(long)ctx->data_end;
+	void *l3 = NULL;
+	__be16 proto = afxdp_l3(ctx, &l3);
+
+	if (e->ip_version == 4 && proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = l3;
+		__u8 tos, ttl;
+
+		if ((void *)(ip + 1) > end)
+			return -1;
+		/* Field by field, each with its own checksum update, as OVS
+		 * does, so that the checksums agree to the bit. */
+		tos = e->ip_tos | (ip->tos & ~e->ip_tos_mask);
+		if (tos != ip->tos) {
+			ip->check = afxdp_csum_replace16(
+				ip->check, bpf_htons(ip->tos), bpf_htons(tos));
+			ip->tos = tos;
+		}
+		ttl = e->ip_ttl | (ip->ttl & ~e->ip_ttl_mask);
+		if (ttl != ip->ttl) {
+			ip->check = afxdp_csum_replace16(
+				ip->check, bpf_htons((__u16)ip->ttl << 8),
+				bpf_htons((__u16)ttl << 8));
+			ip->ttl = ttl;
+		}
+		return 0;
+	}
+	if (e->ip_version == 6 && proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = l3;
+		__u32 first;
+		__u8 tc;
+
+		if ((void *)(ip6 + 1) > end)
+			return -1;
+		/* Version, traffic class and flow label. */
+		first = bpf_ntohl(*(__be32 *)ip6);
+		tc = e->ip_tos | ((__u8)(first >> 20) & ~e->ip_tos_mask);
+		*(__be32 *)ip6 =
+			bpf_htonl((first & 0xf00fffff) | (__u32)tc << 20);
+		ip6->hop_limit = e->ip_ttl | (ip6->hop_limit & ~e->ip_ttl_mask);
+		return 0;
+	}
+	return -1;
+}
+
 /* Runs the actions of 'e'.  Returns the XDP action, or -1 to hand the
  * frame to the socket with '*mark' set. */
 static __always_inline long afxdp_flow_act(struct xdp_md *ctx,
@@ -438,6 +529,10 @@ static __always_inline long afxdp_flow_act(struct xdp_md *ctx,
 			break;
 		case AFXDP_FLOW_ACT_SET_ETH:
 			if (afxdp_set_eth(ctx, e))
+				goto error;
+			break;
+		case AFXDP_FLOW_ACT_SET_IP:
+			if (afxdp_set_ip(ctx, e))
 				goto error;
 			break;
 		default:
@@ -502,25 +597,12 @@ static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark,
 static __always_inline int afxdp_hash_key(struct xdp_md *ctx,
 					  __u64 kw[AFXDP_FLOW_KEY_WORDS])
 {
-	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
-	void *l3 = eth + 1;
+	void *l3 = NULL;
+	__be16 type = afxdp_l3(ctx, &l3);
 	__u8 frag = 0, proto;
-	__be16 type;
 	__u8 *l4;
 
-	if (l3 > end)
-		return -1;
-	type = eth->h_proto;
-	if (afxdp_is_vlan(type)) {
-		struct afxdp_vlan_hdr *vh = l3;
-
-		if ((void *)(vh + 1) > end)
-			return -1;
-		type = vh->proto;
-		l3 = vh + 1;
-	}
 	if (type == bpf_htons(ETH_P_IP)) {
 		struct iphdr *ip = l3;
 		__u16 off;

@@ -379,23 +379,80 @@ afxdp_act_set_eth(struct afxdp_flow_entry *e, int *n,
     return true;
 }
 
+/* Adds a SET_IP action for IP version 'version' that writes 'tos' and
+ * 'ttl' under 'tos_mask' and 'ttl_mask' (the values already masked, as in
+ * OVS's masked sets).  Returns false if it cannot: one per flow, and none
+ * after a PUSH_VLAN (the program finds the IP header behind at most one
+ * tag). */
+static bool
+afxdp_act_set_ip(struct afxdp_flow_entry *e, int *n, uint8_t version,
+                 uint8_t tos, uint8_t tos_mask, uint8_t ttl, uint8_t ttl_mask)
+{
+    for (int i = 0; i < *n; i++) {
+        if (e->acts[i] == AFXDP_FLOW_ACT_SET_IP
+            || e->acts[i] == AFXDP_FLOW_ACT_PUSH_VLAN) {
+            return false;
+        }
+    }
+    e->ip_version = version;
+    e->ip_tos = tos & tos_mask;
+    e->ip_tos_mask = tos_mask;
+    e->ip_ttl = ttl & ttl_mask;
+    e->ip_ttl_mask = ttl_mask;
+    e->acts[(*n)++] = AFXDP_FLOW_ACT_SET_IP;
+    return true;
+}
+
 /* Adds the action of OVS_ACTION_ATTR_SET or _SET_MASKED 'a' ('masked'),
- * if it sets Ethernet addresses.  Returns false otherwise. */
+ * if the program can run it: Ethernet addresses; or, masked only, the
+ * IPv4 TOS and TTL, or the IPv6 traffic class and hop limit (a set of
+ * addresses would need the L4 checksum updated too, and OVS's datapath
+ * uses masked sets for IP).  Returns false otherwise. */
 static bool
 afxdp_act_set(struct afxdp_flow_entry *e, int *n, const struct nlattr *a,
               bool masked)
 {
     const struct nlattr *key = nl_attr_get(a);
-    const struct ovs_key_ethernet *v;
-    size_t size = sizeof *v * (masked ? 2 : 1);
+    size_t copies = masked ? 2 : 1;
+    const struct ovs_key_ethernet *eth;
+    const struct ovs_key_ipv4 *ip4;
+    const struct ovs_key_ipv6 *ip6;
 
-    if (nl_attr_type(key) != OVS_KEY_ATTR_ETHERNET
-        || nl_attr_get_size(key) != size) {
+    switch (nl_attr_type(key)) {
+    case OVS_KEY_ATTR_ETHERNET:
+        if (nl_attr_get_size(key) != sizeof *eth * copies) {
+            return false;
+        }
+        /* A masked set carries the mask right after the value. */
+        eth = nl_attr_get(key);
+        return afxdp_act_set_eth(e, n, eth, masked ? eth + 1 : NULL);
+    case OVS_KEY_ATTR_IPV4:
+        if (!masked || nl_attr_get_size(key) != sizeof *ip4 * 2) {
+            return false;
+        }
+        ip4 = nl_attr_get(key);
+        if (ip4[1].ipv4_src || ip4[1].ipv4_dst || ip4[1].ipv4_proto
+            || ip4[1].ipv4_frag) {
+            return false;
+        }
+        return afxdp_act_set_ip(e, n, 4, ip4->ipv4_tos, ip4[1].ipv4_tos,
+                                ip4->ipv4_ttl, ip4[1].ipv4_ttl);
+    case OVS_KEY_ATTR_IPV6:
+        if (!masked || nl_attr_get_size(key) != sizeof *ip6 * 2) {
+            return false;
+        }
+        ip6 = nl_attr_get(key);
+        if (!is_all_zeros(&ip6[1].ipv6_src, sizeof ip6[1].ipv6_src)
+            || !is_all_zeros(&ip6[1].ipv6_dst, sizeof ip6[1].ipv6_dst)
+            || ip6[1].ipv6_label || ip6[1].ipv6_proto || ip6[1].ipv6_frag) {
+            return false;
+        }
+        return afxdp_act_set_ip(e, n, 6, ip6->ipv6_tclass,
+                                ip6[1].ipv6_tclass, ip6->ipv6_hlimit,
+                                ip6[1].ipv6_hlimit);
+    default:
         return false;
     }
-    /* A masked set carries the mask right after the value. */
-    v = nl_attr_get(key);
-    return afxdp_act_set_eth(e, n, v, masked ? v + 1 : NULL);
 }
 
 /* Translates one action 'a' into 'e' (which has '*n' actions).  Returns

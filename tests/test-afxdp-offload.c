@@ -927,6 +927,8 @@ struct act_spec {
     uint16_t tpid, tci;             /* PUSH_VLAN: TPID, TCI on the wire. */
     struct eth_addr dst, dst_mask;  /* SET_ETH; an all-zero mask stands */
     struct eth_addr src, src_mask;  /* for an unmasked set. */
+    uint8_t ip_version;             /* SET_IP (always a masked set). */
+    uint8_t tos, tos_mask, ttl, ttl_mask;
 };
 
 struct act_case {
@@ -944,6 +946,10 @@ struct act_case {
                                     .dst_mask = ETH_ADDR_C DM,       \
                                     .src = ETH_ADDR_C SRC,           \
                                     .src_mask = ETH_ADDR_C SM }
+#define SET_IP(V, TOS, TM, TTL, LM) { .type = AFXDP_FLOW_ACT_SET_IP,   \
+                                      .ip_version = V, .tos = TOS,     \
+                                      .tos_mask = TM, .ttl = TTL,      \
+                                      .ttl_mask = LM }
 #define ALL (ff, ff, ff, ff, ff, ff)
 #define NONE (00, 00, 00, 00, 00, 00)
 
@@ -973,6 +979,24 @@ static const struct act_case act_cases[] = {
       { POP, SET_ETH((02, 11, 22, 33, 44, 55), ALL, (02, aa, bb, cc, dd, ee),
                      (00, ff, 00, ff, 00, ff)),
         PUSH(ETH_TYPE_VLAN_8021AD, 0xe123), OUTPUT } },
+    { "IPv4 UDP", "set TTL (dec_ttl), output",
+      { SET_IP(4, 0, 0, 63, 0xff), OUTPUT } },
+    { "IPv4 TOS 0xb9 (DSCP and ECN)", "set DSCP, set MAC addresses, output",
+      { SET_IP(4, 0x28, 0xfc, 0, 0),
+        SET_ETH((02, 11, 22, 33, 44, 55), NONE, (02, aa, bb, cc, dd, ee),
+                NONE), OUTPUT } },
+    { "IPv4 TTL 255", "set ECN and TTL, output",
+      { SET_IP(4, 0x03, 0x03, 254, 0xff), OUTPUT } },
+    { "IPv4 TTL 1", "set TTL to what it is, output",
+      { SET_IP(4, 0, 0, 1, 0xff), OUTPUT } },
+    { "802.1Q IPv4 UDP", "pop, set TTL, output",
+      { POP, SET_IP(4, 0, 0, 7, 0xff), OUTPUT } },
+    { "802.1Q IPv4 UDP", "set TOS and TTL behind the tag, output",
+      { SET_IP(4, 0xe0, 0xff, 9, 0x0f), OUTPUT } },
+    { "IPv6 TCP", "set hop limit and traffic class, output",
+      { SET_IP(6, 0xb8, 0xfc, 63, 0xff), OUTPUT } },
+    { "802.1ad IPv6 ICMPv6 echo", "set traffic class, pop, output",
+      { SET_IP(6, 0x01, 0x03, 0, 0), POP, OUTPUT } },
     { "IPv4 TCP", "drop", { { .type = AFXDP_FLOW_ACT_DROP } } },
     { "IPv4 TCP", "partial offload (mark)",
       { { .type = AFXDP_FLOW_ACT_MARK } } },
@@ -982,6 +1006,7 @@ static const struct act_case act_cases[] = {
 #undef POP
 #undef OUTPUT
 #undef SET_ETH
+#undef SET_IP
 #undef ALL
 #undef NONE
 
@@ -989,6 +1014,41 @@ static const struct act_case act_cases[] = {
  * BPF_PROG_TEST_RUN only returns XDP_REDIRECT and does not send. */
 #define ACT_EGRESS_IFINDEX 1        /* lo, in every network namespace. */
 #define ACT_MARK 0x1234
+
+/* The SET_IP action 'a': into the entry 'e', and as OVS's masked set of
+ * its IPv4 or IPv6 key into 'odp'. */
+static void
+act_translate_set_ip(const struct act_spec *a, struct afxdp_flow_entry *e,
+                     struct ofpbuf *odp)
+{
+    size_t ofs = nl_msg_start_nested(odp, OVS_ACTION_ATTR_SET_MASKED);
+
+    e->ip_version = a->ip_version;
+    e->ip_tos = a->tos & a->tos_mask;
+    e->ip_tos_mask = a->tos_mask;
+    e->ip_ttl = a->ttl & a->ttl_mask;
+    e->ip_ttl_mask = a->ttl_mask;
+    if (a->ip_version == 4) {
+        struct ovs_key_ipv4 k[2];
+
+        memset(k, 0, sizeof k);
+        k[0].ipv4_tos = e->ip_tos;
+        k[0].ipv4_ttl = e->ip_ttl;
+        k[1].ipv4_tos = a->tos_mask;
+        k[1].ipv4_ttl = a->ttl_mask;
+        nl_msg_put_unspec(odp, OVS_KEY_ATTR_IPV4, k, sizeof k);
+    } else {
+        struct ovs_key_ipv6 k[2];
+
+        memset(k, 0, sizeof k);
+        k[0].ipv6_tclass = e->ip_tos;
+        k[0].ipv6_hlimit = e->ip_ttl;
+        k[1].ipv6_tclass = a->tos_mask;
+        k[1].ipv6_hlimit = a->ttl_mask;
+        nl_msg_put_unspec(odp, OVS_KEY_ATTR_IPV6, k, sizeof k);
+    }
+    nl_msg_end_nested(odp, ofs);
+}
 
 /* Makes the entry of the program for the actions 'acts', as
  * lib/afxdp-offload.c does for OVS's, and OVS's datapath actions without
@@ -1042,6 +1102,9 @@ act_translate(const struct act_spec acts[], struct afxdp_flow_entry *e,
             nl_msg_put_unspec(odp, OVS_KEY_ATTR_ETHERNET, kv,
                               (masked ? 2 : 1) * sizeof kv[0]);
             nl_msg_end_nested(odp, ofs);
+            break;
+        case AFXDP_FLOW_ACT_SET_IP:
+            act_translate_set_ip(a, e, odp);
             break;
         case AFXDP_FLOW_ACT_OUTPUT:
             e->out_ifindex = ACT_EGRESS_IFINDEX;
