@@ -341,9 +341,13 @@ afxdp_offload_translate_match(const struct match *match,
 static int
 afxdp_offload_egress_ifindex(struct netdev *in, odp_port_t port)
 {
-    struct netdev *out = netdev_ports_get(port, netdev_get_dpif_type(in));
+    struct netdev *out;
     int ifindex = 0;
 
+    if (!in) {
+        return 0;
+    }
+    out = netdev_ports_get(port, netdev_get_dpif_type(in));
     if (out) {
         if (out != in && afxdp_port_lookup(out)) {
             ifindex = netdev_get_ifindex(out);
@@ -513,9 +517,7 @@ afxdp_act_one(struct netdev *netdev, const struct nlattr *a, bool last,
     }
 }
 
-/* Translates 'actions' into 'e'.  Returns true if the program can run
- * them all; false leaves 'e' to be made a partial offload. */
-static bool
+bool
 afxdp_offload_translate_actions(struct netdev *netdev,
                                 const struct nlattr *actions, size_t len,
                                 struct afxdp_flow_entry *e)

@@ -41,6 +41,7 @@
  * _action, _space) and logged at DBG with the reason. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct afxdp_offload;
@@ -48,7 +49,10 @@ struct afxdp_xdp;
 struct flow_wildcards;
 struct match;
 struct smap;
+struct afxdp_flow_entry;
 struct afxdp_flow_key;
+struct netdev;
+struct nlattr;
 
 /* Registers the flow API.  Called once, from the class init. */
 void afxdp_offload_register(void);
@@ -84,5 +88,14 @@ void afxdp_offload_status(struct afxdp_offload *, int ifindex,
 const char *afxdp_offload_translate_match(const struct match *match,
                                           struct afxdp_flow_key *key,
                                           struct afxdp_flow_key *mask);
+
+/* Translates the datapath actions 'actions' ('len' bytes) of a flow whose
+ * input port is 'netdev' into 'e' (zeroed by the caller).  Returns true if
+ * the program can run them all, a full offload; false leaves 'e' to be made
+ * a partial offload.  'netdev' may be NULL, and then no output can be
+ * offloaded (exposed for unit tests). */
+bool afxdp_offload_translate_actions(struct netdev *netdev,
+                                     const struct nlattr *actions, size_t len,
+                                     struct afxdp_flow_entry *e);
 
 #endif /* afxdp-offload.h */

@@ -29,8 +29,11 @@
 #include "afxdp-offload.h"
 #include "bpf/afxdp-flow.h"
 #include "flow.h"
+#include "netlink.h"
+#include "odp-netlink.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/match.h"
+#include "openvswitch/ofpbuf.h"
 #include "packets.h"
 #include "random.h"
 #include "util.h"
@@ -662,6 +665,155 @@ test_compact_keys(void)
     printf("compact keys: ok\n");
 }
 
+/* 'translate' also covers afxdp_offload_translate_actions(), for the
+ * actions that do not need a datapath (no output). */
+
+/* Appends to 'odp' OVS's masked set of key attribute 'type', whose value
+ * and mask are the 2 * 'size' bytes at 'kv'. */
+static void
+put_masked_set(struct ofpbuf *odp, enum ovs_key_attr type, const void *kv,
+               size_t size)
+{
+    size_t ofs = nl_msg_start_nested(odp, OVS_ACTION_ATTR_SET_MASKED);
+
+    nl_msg_put_unspec(odp, type, kv, 2 * size);
+    nl_msg_end_nested(odp, ofs);
+}
+
+void
+test_afxdp_offload_put_set_ip(struct ofpbuf *odp, int version, uint8_t tos,
+                              uint8_t tos_mask, uint8_t ttl,
+                              uint8_t ttl_mask)
+{
+    if (version == 4) {
+        struct ovs_key_ipv4 k[2];
+
+        memset(k, 0, sizeof k);
+        k[0].ipv4_tos = tos & tos_mask;
+        k[0].ipv4_ttl = ttl & ttl_mask;
+        k[1].ipv4_tos = tos_mask;
+        k[1].ipv4_ttl = ttl_mask;
+        put_masked_set(odp, OVS_KEY_ATTR_IPV4, k, sizeof k[0]);
+    } else {
+        struct ovs_key_ipv6 k[2];
+
+        memset(k, 0, sizeof k);
+        k[0].ipv6_tclass = tos & tos_mask;
+        k[0].ipv6_hlimit = ttl & ttl_mask;
+        k[1].ipv6_tclass = tos_mask;
+        k[1].ipv6_hlimit = ttl_mask;
+        put_masked_set(odp, OVS_KEY_ATTR_IPV6, k, sizeof k[0]);
+    }
+}
+
+static void
+put_push_vlan(struct ofpbuf *odp)
+{
+    struct ovs_action_push_vlan pv = {
+        .vlan_tpid = htons(ETH_TYPE_VLAN_8021Q),
+        .vlan_tci = htons(VLAN_CFI | 100),
+    };
+
+    nl_msg_put_unspec(odp, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof pv);
+}
+
+/* Translates the actions in 'odp', then a drop, and fails unless the
+ * result is 'full' (a full offload or not); clears 'odp'.  Returns the
+ * entry in '*e'. */
+static void
+check_actions(const char *what, struct ofpbuf *odp, bool full,
+              struct afxdp_flow_entry *e)
+{
+    nl_msg_put_flag(odp, OVS_ACTION_ATTR_DROP);
+    memset(e, 0, sizeof *e);
+    if (afxdp_offload_translate_actions(NULL, odp->data, odp->size, e)
+        != full) {
+        test_afxdp_offload_fail("%s: %s, should be %s", what,
+                                full ? "partial" : "full",
+                                full ? "full" : "partial");
+    }
+    ofpbuf_clear(odp);
+}
+
+static void
+test_translate_actions(void)
+{
+    uint64_t stub[256 / 8];
+    struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
+    struct afxdp_flow_entry e;
+    int n = 0;
+
+    /* dec_ttl. */
+    test_afxdp_offload_put_set_ip(&odp, 4, 0, 0, 63, 0xff);
+    check_actions("set IPv4 TTL", &odp, true, &e);
+    if (e.acts[0] != AFXDP_FLOW_ACT_SET_IP || e.ip_version != 4
+        || e.ip_ttl != 63 || e.ip_ttl_mask != 0xff || e.ip_tos_mask
+        || e.acts[1] != AFXDP_FLOW_ACT_DROP) {
+        test_afxdp_offload_fail("set IPv4 TTL: wrong entry");
+    }
+    n++;
+    /* mod_nw_tos and mod_nw_ecn: the values under their masks only. */
+    test_afxdp_offload_put_set_ip(&odp, 4, 0xff, 0xfc, 0, 0);
+    check_actions("set IPv4 DSCP", &odp, true, &e);
+    if (e.ip_tos != 0xfc || e.ip_tos_mask != 0xfc || e.ip_ttl_mask) {
+        test_afxdp_offload_fail("set IPv4 DSCP: wrong entry");
+    }
+    n++;
+    test_afxdp_offload_put_set_ip(&odp, 6, 0x2e, 0xff, 7, 0xff);
+    check_actions("set IPv6 traffic class and hop limit", &odp, true, &e);
+    if (e.ip_version != 6 || e.ip_tos != 0x2e || e.ip_ttl != 7) {
+        test_afxdp_offload_fail("set IPv6 fields: wrong entry");
+    }
+    n++;
+    /* OVS sets IP fields before it pushes a tag: the program can. */
+    test_afxdp_offload_put_set_ip(&odp, 4, 0, 0, 9, 0xff);
+    put_push_vlan(&odp);
+    check_actions("set TTL, push VLAN", &odp, true, &e);
+    n++;
+
+    /* Partial offloads. */
+    put_push_vlan(&odp);
+    test_afxdp_offload_put_set_ip(&odp, 4, 0, 0, 9, 0xff);
+    check_actions("push VLAN, then set TTL (IP header behind two tags?)",
+                  &odp, false, &e);
+    {
+        struct ovs_key_ipv4 k[2];
+
+        memset(k, 0, sizeof k);
+        k[0].ipv4_src = htonl(0x0a090909);
+        k[1].ipv4_src = OVS_BE32_MAX;
+        put_masked_set(&odp, OVS_KEY_ATTR_IPV4, k, sizeof k[0]);
+        check_actions("set IPv4 source (needs the L4 checksum)", &odp,
+                      false, &e);
+    }
+    test_afxdp_offload_put_set_ip(&odp, 4, 0, 0, 9, 0xff);
+    test_afxdp_offload_put_set_ip(&odp, 4, 0x20, 0xfc, 0, 0);
+    check_actions("two IPv4 sets", &odp, false, &e);
+    {
+        struct ovs_key_ipv6 k[2];
+
+        memset(k, 0, sizeof k);
+        k[0].ipv6_hlimit = 7;
+        k[1].ipv6_hlimit = 0xff;
+        k[1].ipv6_label = htonl(0xfffff);
+        put_masked_set(&odp, OVS_KEY_ATTR_IPV6, k, sizeof k[0]);
+        check_actions("set IPv6 flow label", &odp, false, &e);
+    }
+    {
+        struct ovs_key_ipv4 k;
+        size_t ofs = nl_msg_start_nested(&odp, OVS_ACTION_ATTR_SET);
+
+        memset(&k, 0, sizeof k);
+        k.ipv4_ttl = 9;
+        nl_msg_put_unspec(&odp, OVS_KEY_ATTR_IPV4, &k, sizeof k);
+        nl_msg_end_nested(&odp, ofs);
+        check_actions("unmasked IPv4 set", &odp, false, &e);
+    }
+    ofpbuf_uninit(&odp);
+    printf("actions: %d offloaded fully, 5 left partial, as they should\n",
+           n);
+}
+
 void
 test_afxdp_offload_translate(void)
 {
@@ -673,6 +825,7 @@ test_afxdp_offload_translate(void)
     test_translate_metadata();
     test_translate_refused();
     test_compact_keys();
+    test_translate_actions();
     printf("%d matches refused, each with a reason\n", n_refusals);
     printf("PASS\n");
 }

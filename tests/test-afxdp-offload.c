@@ -1021,33 +1021,13 @@ static void
 act_translate_set_ip(const struct act_spec *a, struct afxdp_flow_entry *e,
                      struct ofpbuf *odp)
 {
-    size_t ofs = nl_msg_start_nested(odp, OVS_ACTION_ATTR_SET_MASKED);
-
     e->ip_version = a->ip_version;
     e->ip_tos = a->tos & a->tos_mask;
     e->ip_tos_mask = a->tos_mask;
     e->ip_ttl = a->ttl & a->ttl_mask;
     e->ip_ttl_mask = a->ttl_mask;
-    if (a->ip_version == 4) {
-        struct ovs_key_ipv4 k[2];
-
-        memset(k, 0, sizeof k);
-        k[0].ipv4_tos = e->ip_tos;
-        k[0].ipv4_ttl = e->ip_ttl;
-        k[1].ipv4_tos = a->tos_mask;
-        k[1].ipv4_ttl = a->ttl_mask;
-        nl_msg_put_unspec(odp, OVS_KEY_ATTR_IPV4, k, sizeof k);
-    } else {
-        struct ovs_key_ipv6 k[2];
-
-        memset(k, 0, sizeof k);
-        k[0].ipv6_tclass = e->ip_tos;
-        k[0].ipv6_hlimit = e->ip_ttl;
-        k[1].ipv6_tclass = a->tos_mask;
-        k[1].ipv6_hlimit = a->ttl_mask;
-        nl_msg_put_unspec(odp, OVS_KEY_ATTR_IPV6, k, sizeof k);
-    }
-    nl_msg_end_nested(odp, ofs);
+    test_afxdp_offload_put_set_ip(odp, a->ip_version, a->tos, a->tos_mask,
+                                  a->ttl, a->ttl_mask);
 }
 
 /* Makes the entry of the program for the actions 'acts', as

@@ -30,6 +30,7 @@
 struct afxdp_flow_key;
 struct dp_packet;
 struct ds;
+struct ofpbuf;
 
 /* Prints the failure and exits with status 1. */
 void test_afxdp_offload_fail(const char *format, ...)
@@ -50,6 +51,14 @@ void test_afxdp_offload_format_key(struct ds *s,
 /* The 'translate' command: prints one line per group of checks and
  * "PASS", or fails. */
 void test_afxdp_offload_translate(void);
+
+/* Appends to 'odp' OVS's masked set of its IPv4 ('version' 4) or IPv6 key
+ * that sets the TOS or traffic class 'tos' under 'tos_mask' and the TTL or
+ * hop limit 'ttl' under 'ttl_mask', and nothing else, with the values
+ * masked as OVS's are. */
+void test_afxdp_offload_put_set_ip(struct ofpbuf *odp, int version,
+                                   uint8_t tos, uint8_t tos_mask,
+                                   uint8_t ttl, uint8_t ttl_mask);
 
 /* Crafted frames: Ethernet, VLAN, IPv4, IPv6, ARP, MPLS, LLC...,
  * well-formed and damaged, each with what our XDP program is expected to
