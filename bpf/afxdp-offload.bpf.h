@@ -79,6 +79,32 @@ static __always_inline __be16 afxdp_l3(struct xdp_md *ctx, void **l3)
 #define AFXDP_W2_TTL_SHIFT 32
 #define AFXDP_W2_FRAG_SHIFT 40
 
+/* Writes words 3 to 7 of a key: 'ports' (tp_src | tp_dst << 16) and the
+ * IPv4 addresses of 'ip'. */
+static __always_inline void afxdp_words_ipv4(__u64 *kw, const struct iphdr *ip,
+					     __u32 ports)
+{
+	kw[3] = ports | (__u64)ip->saddr << 32;
+	kw[4] = 0;
+	kw[5] = (__u64)ip->daddr << 32;
+	kw[6] = 0;
+	kw[7] = 0;
+}
+
+/* As afxdp_words_ipv4(), with the IPv6 addresses of 'ip6'. */
+static __always_inline void
+afxdp_words_ipv6(__u64 *kw, const struct ipv6hdr *ip6, __u32 ports)
+{
+	const __u32 *sa = ip6->saddr.in6_u.u6_addr32;
+	const __u32 *da = ip6->daddr.in6_u.u6_addr32;
+
+	kw[3] = ports | (__u64)sa[0] << 32;
+	kw[4] = sa[1] | (__u64)sa[2] << 32;
+	kw[5] = sa[3] | (__u64)da[0] << 32;
+	kw[6] = da[1] | (__u64)da[2] << 32;
+	kw[7] = da[3];
+}
+
 /* True if 'len' bytes from 'b' are within the L3 payload ('lim') and the
  * frame ('end').  The verifier knows only the frame's end, and 'lim' is
  * never past it. */
@@ -162,11 +188,7 @@ static __always_inline int afxdp_parse_ipv4(void *l3, void *end, __u64 w2,
 			return -1;
 	}
 	kw[2] = w2;
-	kw[3] = (__u64)ports | (__u64)ip->saddr << 32;
-	kw[4] = 0;
-	kw[5] = (__u64)ip->daddr << 32;
-	kw[6] = 0;
-	kw[7] = 0;
+	afxdp_words_ipv4(kw, ip, ports);
 	return 0;
 }
 
@@ -175,7 +197,6 @@ static __always_inline int afxdp_parse_ipv6(void *l3, void *end, __u64 w2,
 					    __u64 *kw, __u16 *tcp_flags)
 {
 	struct ipv6hdr *ip6 = l3;
-	const __u32 *sa, *da;
 	__s64 ports;
 	__u32 plen;
 	__u8 nxt;
@@ -194,17 +215,11 @@ static __always_inline int afxdp_parse_ipv6(void *l3, void *end, __u64 w2,
 			       true, tcp_flags);
 	if (ports < 0)
 		return -1;
-	sa = ip6->saddr.in6_u.u6_addr32;
-	da = ip6->daddr.in6_u.u6_addr32;
 	kw[2] = w2 | (__u64)nxt << AFXDP_W2_PROTO_SHIFT |
 		(__u64)((ip6->priority << 4) | (ip6->flow_lbl[0] >> 4))
 			<< AFXDP_W2_TOS_SHIFT |
 		(__u64)ip6->hop_limit << AFXDP_W2_TTL_SHIFT;
-	kw[3] = (__u64)ports | (__u64)sa[0] << 32;
-	kw[4] = sa[1] | (__u64)sa[2] << 32;
-	kw[5] = sa[3] | (__u64)da[0] << 32;
-	kw[6] = da[1] | (__u64)da[2] << 32;
-	kw[7] = da[3];
+	afxdp_words_ipv6(kw, ip6, ports);
 	return 0;
 }
 
@@ -613,26 +628,15 @@ static __always_inline int afxdp_hash_key(struct xdp_md *ctx,
 		off = bpf_ntohs(ip->frag_off);
 		if (off & (AFXDP_IP_MF | AFXDP_IP_OFFSET))
 			frag = AFXDP_FLOW_FRAG_ANY;
-		kw[3] = (__u64)ip->saddr << 32;
-		kw[4] = 0;
-		kw[5] = (__u64)ip->daddr << 32;
-		kw[6] = 0;
-		kw[7] = 0;
+		afxdp_words_ipv4(kw, ip, 0);
 		l4 = l3 + ip->ihl * 4;
 	} else if (type == bpf_htons(ETH_P_IPV6)) {
 		struct ipv6hdr *ip6 = l3;
-		const __u32 *sa, *da;
 
 		if ((void *)(ip6 + 1) > end)
 			return -1;
 		proto = ip6->nexthdr;
-		sa = ip6->saddr.in6_u.u6_addr32;
-		da = ip6->daddr.in6_u.u6_addr32;
-		kw[3] = (__u64)sa[0] << 32;
-		kw[4] = sa[1] | (__u64)sa[2] << 32;
-		kw[5] = sa[3] | (__u64)da[0] << 32;
-		kw[6] = da[1] | (__u64)da[2] << 32;
-		kw[7] = da[3];
+		afxdp_words_ipv6(kw, ip6, 0);
 		l4 = (void *)(ip6 + 1);
 	} else {
 		return -1;
