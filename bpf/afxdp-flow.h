@@ -154,15 +154,20 @@ enum afxdp_flow_act {
     AFXDP_FLOW_ACT_PUSH_VLAN,   /* Push 'vlan_tpid', 'vlan_tci'. */
     AFXDP_FLOW_ACT_POP_VLAN,    /* Pop the outer tag, if any. */
     AFXDP_FLOW_ACT_SET_ETH,     /* Ethernet addresses, masked. */
-    AFXDP_FLOW_ACT_SET_IP,      /* IPv4 TOS and TTL (with the header's
-                                 * checksum), or IPv6 traffic class and
-                                 * hop limit, masked. */
+    AFXDP_FLOW_ACT_SET_IP,      /* IPv4 addresses, TOS and TTL (with the
+                                 * header's checksum), or IPv6 addresses,
+                                 * traffic class, flow label and hop
+                                 * limit, masked; a changed address
+                                 * updates the L4 checksum. */
+    AFXDP_FLOW_ACT_SET_L4,      /* TCP or UDP ports, masked, with the
+                                 * checksum. */
 };
 
 /* Value of the array 'afxdp_flows', by flow id: one flow's lookup key and
- * actions, 128 bytes (so that, at an aligned
- * index, what a lookup reads for a key of up to 6 words and an output is
- * one cache line). */
+ * actions, 192 bytes: three cache lines, the first of which holds what a
+ * lookup reads for a key of up to 6 words and an output.  The values the
+ * set actions write are under their masks, as in OVS's masked sets; each
+ * field is in network byte order as in the frame. */
 struct afxdp_flow_entry {
     __u8 acts[AFXDP_FLOW_MAX_ACTIONS];  /* enum afxdp_flow_act. */
     __u32 out_ifindex;                  /* ACT_OUTPUT. */
@@ -175,10 +180,23 @@ struct afxdp_flow_entry {
     __u8 eth_src[6], eth_src_mask[6];
     __u8 ip_version;                    /* ACT_SET_IP: 4 or 6. */
     __u8 ip_tos, ip_tos_mask;           /* ACT_SET_IP: TOS or traffic
-                                         * class, under its mask. */
+                                         * class. */
     __u8 ip_ttl, ip_ttl_mask;           /* ACT_SET_IP: TTL or hop limit. */
-    __u8 pad[19];
+    __u8 ip_addrs;                      /* ACT_SET_IP: 1 if an address
+                                         * mask below is not zero. */
+    __u8 tp_proto;                      /* ACT_SET_L4: IPPROTO_TCP or
+                                         * IPPROTO_UDP. */
+    __u8 pad0;
+    __be32 ip6_label, ip6_label_mask;   /* ACT_SET_IP (IPv6): flow label,
+                                         * in the low 20 bits. */
+    __be16 tp_src, tp_src_mask;         /* ACT_SET_L4. */
+    __be16 tp_dst, tp_dst_mask;
+    __be32 ip_src[4], ip_src_mask[4];   /* ACT_SET_IP: IPv4 address in
+                                         * [0], or IPv6 address. */
+    __be32 ip_dst[4], ip_dst_mask[4];
 };
+_Static_assert(sizeof(struct afxdp_flow_entry) == 192,
+               "a flow entry is three cache lines");
 
 /* Value of the per-CPU array 'afxdp_flow_stats', by flow id: the
  * program's counts on one CPU.  No time of last use: reading a clock costs

@@ -358,6 +358,22 @@ afxdp_offload_egress_ifindex(struct netdev *in, odp_port_t port)
     return ifindex;
 }
 
+/* True if 'e', with '*n' actions, has an action of 'type', or (if
+ * 'after_push') a PUSH_VLAN: the program finds the IP header behind at
+ * most one tag, so it sets no IP or L4 field after a push. */
+static bool
+afxdp_act_has(const struct afxdp_flow_entry *e, int n, int type,
+              bool after_push)
+{
+    for (int i = 0; i < n; i++) {
+        if (e->acts[i] == type
+            || (after_push && e->acts[i] == AFXDP_FLOW_ACT_PUSH_VLAN)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Adds a SET_ETH action that writes 'v' under 'm' (NULL for all ones).
  * Returns false if it cannot (one per flow). */
 static bool
@@ -365,10 +381,8 @@ afxdp_act_set_eth(struct afxdp_flow_entry *e, int *n,
                   const struct ovs_key_ethernet *v,
                   const struct ovs_key_ethernet *m)
 {
-    for (int i = 0; i < *n; i++) {
-        if (e->acts[i] == AFXDP_FLOW_ACT_SET_ETH) {
-            return false;
-        }
+    if (afxdp_act_has(e, *n, AFXDP_FLOW_ACT_SET_ETH, false)) {
+        return false;
     }
     for (int i = 0; i < ETH_ADDR_LEN; i++) {
         uint8_t dm = m ? m->eth_dst.ea[i] : 0xff;
@@ -383,35 +397,96 @@ afxdp_act_set_eth(struct afxdp_flow_entry *e, int *n,
     return true;
 }
 
-/* Adds a SET_IP action for IP version 'version' that writes 'tos' and
- * 'ttl' under 'tos_mask' and 'ttl_mask' (the values already masked, as in
- * OVS's masked sets).  Returns false if it cannot: one per flow, and none
- * after a PUSH_VLAN (the program finds the IP header behind at most one
- * tag). */
-static bool
-afxdp_act_set_ip(struct afxdp_flow_entry *e, int *n, uint8_t version,
-                 uint8_t tos, uint8_t tos_mask, uint8_t ttl, uint8_t ttl_mask)
+/* Stores in 'e' the addresses 'src' and 'dst' (of 'n_words' 32-bit words)
+ * that a SET_IP writes under 'src_mask' and 'dst_mask'. */
+static void
+afxdp_act_set_addrs(struct afxdp_flow_entry *e, const ovs_be32 *src,
+                    const ovs_be32 *src_mask, const ovs_be32 *dst,
+                    const ovs_be32 *dst_mask, int n_words)
 {
-    for (int i = 0; i < *n; i++) {
-        if (e->acts[i] == AFXDP_FLOW_ACT_SET_IP
-            || e->acts[i] == AFXDP_FLOW_ACT_PUSH_VLAN) {
-            return false;
-        }
+    for (int i = 0; i < n_words; i++) {
+        e->ip_src[i] = src[i] & src_mask[i];
+        e->ip_src_mask[i] = src_mask[i];
+        e->ip_dst[i] = dst[i] & dst_mask[i];
+        e->ip_dst_mask[i] = dst_mask[i];
+        e->ip_addrs |= src_mask[i] || dst_mask[i];
     }
-    e->ip_version = version;
-    e->ip_tos = tos & tos_mask;
-    e->ip_tos_mask = tos_mask;
-    e->ip_ttl = ttl & ttl_mask;
-    e->ip_ttl_mask = ttl_mask;
+}
+
+/* Adds the SET_IP action of OVS's masked set of its IPv4 key 'v' under
+ * 'm'.  Returns false if it cannot: the protocol and fragment bits are
+ * not fields a datapath sets. */
+static bool
+afxdp_act_set_ipv4(struct afxdp_flow_entry *e, int *n,
+                   const struct ovs_key_ipv4 *v, const struct ovs_key_ipv4 *m)
+{
+    if (m->ipv4_proto || m->ipv4_frag
+        || afxdp_act_has(e, *n, AFXDP_FLOW_ACT_SET_IP, true)) {
+        return false;
+    }
+    e->ip_version = 4;
+    afxdp_act_set_addrs(e, &v->ipv4_src, &m->ipv4_src, &v->ipv4_dst,
+                        &m->ipv4_dst, 1);
+    e->ip_tos = v->ipv4_tos & m->ipv4_tos;
+    e->ip_tos_mask = m->ipv4_tos;
+    e->ip_ttl = v->ipv4_ttl & m->ipv4_ttl;
+    e->ip_ttl_mask = m->ipv4_ttl;
     e->acts[(*n)++] = AFXDP_FLOW_ACT_SET_IP;
     return true;
 }
 
+/* As afxdp_act_set_ipv4(), for OVS's IPv6 key. */
+static bool
+afxdp_act_set_ipv6(struct afxdp_flow_entry *e, int *n,
+                   const struct ovs_key_ipv6 *v, const struct ovs_key_ipv6 *m)
+{
+    ovs_be32 src[4], src_mask[4], dst[4], dst_mask[4];
+
+    if (m->ipv6_proto || m->ipv6_frag
+        || afxdp_act_has(e, *n, AFXDP_FLOW_ACT_SET_IP, true)) {
+        return false;
+    }
+    e->ip_version = 6;
+    memcpy(src, &v->ipv6_src, sizeof src);
+    memcpy(src_mask, &m->ipv6_src, sizeof src_mask);
+    memcpy(dst, &v->ipv6_dst, sizeof dst);
+    memcpy(dst_mask, &m->ipv6_dst, sizeof dst_mask);
+    afxdp_act_set_addrs(e, src, src_mask, dst, dst_mask, 4);
+    e->ip_tos = v->ipv6_tclass & m->ipv6_tclass;
+    e->ip_tos_mask = m->ipv6_tclass;
+    e->ip_ttl = v->ipv6_hlimit & m->ipv6_hlimit;
+    e->ip_ttl_mask = m->ipv6_hlimit;
+    e->ip6_label = v->ipv6_label & m->ipv6_label & htonl(IPV6_LABEL_MASK);
+    e->ip6_label_mask = m->ipv6_label & htonl(IPV6_LABEL_MASK);
+    e->acts[(*n)++] = AFXDP_FLOW_ACT_SET_IP;
+    return true;
+}
+
+/* Adds the SET_L4 action of OVS's masked set of the ports of 'proto'
+ * (TCP or UDP) to 'src' and 'dst' under 'src_mask' and 'dst_mask'. */
+static bool
+afxdp_act_set_l4(struct afxdp_flow_entry *e, int *n, uint8_t proto,
+                 ovs_be16 src, ovs_be16 src_mask, ovs_be16 dst,
+                 ovs_be16 dst_mask)
+{
+    if (afxdp_act_has(e, *n, AFXDP_FLOW_ACT_SET_L4, true)) {
+        return false;
+    }
+    e->tp_proto = proto;
+    e->tp_src = src & src_mask;
+    e->tp_src_mask = src_mask;
+    e->tp_dst = dst & dst_mask;
+    e->tp_dst_mask = dst_mask;
+    e->acts[(*n)++] = AFXDP_FLOW_ACT_SET_L4;
+    return true;
+}
+
 /* Adds the action of OVS_ACTION_ATTR_SET or _SET_MASKED 'a' ('masked'),
- * if the program can run it: Ethernet addresses; or, masked only, the
- * IPv4 TOS and TTL, or the IPv6 traffic class and hop limit (a set of
- * addresses would need the L4 checksum updated too, and OVS's datapath
- * uses masked sets for IP).  Returns false otherwise. */
+ * if the program can run it: Ethernet addresses; or, masked only (as
+ * OVS's userspace datapath makes them), the IPv4 or IPv6 header's
+ * addresses, TOS or traffic class, TTL or hop limit and IPv6 flow label,
+ * or TCP or UDP ports.  Returns false otherwise (e.g. SCTP ports, whose
+ * CRC32c the program does not compute). */
 static bool
 afxdp_act_set(struct afxdp_flow_entry *e, int *n, const struct nlattr *a,
               bool masked)
@@ -421,6 +496,7 @@ afxdp_act_set(struct afxdp_flow_entry *e, int *n, const struct nlattr *a,
     const struct ovs_key_ethernet *eth;
     const struct ovs_key_ipv4 *ip4;
     const struct ovs_key_ipv6 *ip6;
+    const struct ovs_key_tcp *tcp;
 
     switch (nl_attr_type(key)) {
     case OVS_KEY_ATTR_ETHERNET:
@@ -435,25 +511,26 @@ afxdp_act_set(struct afxdp_flow_entry *e, int *n, const struct nlattr *a,
             return false;
         }
         ip4 = nl_attr_get(key);
-        if (ip4[1].ipv4_src || ip4[1].ipv4_dst || ip4[1].ipv4_proto
-            || ip4[1].ipv4_frag) {
-            return false;
-        }
-        return afxdp_act_set_ip(e, n, 4, ip4->ipv4_tos, ip4[1].ipv4_tos,
-                                ip4->ipv4_ttl, ip4[1].ipv4_ttl);
+        return afxdp_act_set_ipv4(e, n, ip4, ip4 + 1);
     case OVS_KEY_ATTR_IPV6:
         if (!masked || nl_attr_get_size(key) != sizeof *ip6 * 2) {
             return false;
         }
         ip6 = nl_attr_get(key);
-        if (!is_all_zeros(&ip6[1].ipv6_src, sizeof ip6[1].ipv6_src)
-            || !is_all_zeros(&ip6[1].ipv6_dst, sizeof ip6[1].ipv6_dst)
-            || ip6[1].ipv6_label || ip6[1].ipv6_proto || ip6[1].ipv6_frag) {
+        return afxdp_act_set_ipv6(e, n, ip6, ip6 + 1);
+    case OVS_KEY_ATTR_TCP:
+    case OVS_KEY_ATTR_UDP:
+        /* Both keys are the two ports, source first. */
+        BUILD_ASSERT(sizeof *tcp == sizeof(struct ovs_key_udp));
+        if (!masked || nl_attr_get_size(key) != sizeof *tcp * 2) {
             return false;
         }
-        return afxdp_act_set_ip(e, n, 6, ip6->ipv6_tclass,
-                                ip6[1].ipv6_tclass, ip6->ipv6_hlimit,
-                                ip6[1].ipv6_hlimit);
+        tcp = nl_attr_get(key);
+        return afxdp_act_set_l4(e, n,
+                                (nl_attr_type(key) == OVS_KEY_ATTR_TCP
+                                 ? IPPROTO_TCP : IPPROTO_UDP),
+                                tcp->tcp_src, tcp[1].tcp_src, tcp->tcp_dst,
+                                tcp[1].tcp_dst);
     default:
         return false;
     }
@@ -496,10 +573,8 @@ afxdp_act_one(struct netdev *netdev, const struct nlattr *a, bool last,
                 && pv->vlan_tpid != htons(ETH_TYPE_VLAN_8021AD))) {
             return false;
         }
-        for (int i = 0; i < *n; i++) {
-            if (e->acts[i] == AFXDP_FLOW_ACT_PUSH_VLAN) {
-                return false;   /* One tag's parameters per flow. */
-            }
+        if (afxdp_act_has(e, *n, AFXDP_FLOW_ACT_PUSH_VLAN, false)) {
+            return false;       /* One tag's parameters per flow. */
         }
         e->vlan_tpid = pv->vlan_tpid;
         e->vlan_tci = pv->vlan_tci & ~htons(VLAN_CFI);

@@ -23,7 +23,7 @@
 
   gen-actions --src MAC --dst MAC OUT.pcap
       Writes frames for the flow offload tests: for each UDP destination
-      port 1001 to 1009, 8 IPv4/UDP frames of different sizes (60 to 1000
+      port 1001 to 1012, 8 IPv4/UDP frames of different sizes (60 to 1000
       bytes), 802.1Q tagged with VID 200 for port 1003 and VID 300 for
       port 1004, untagged otherwise; marker and index in the payload.
 
@@ -163,7 +163,7 @@ def gen_action_frames(src, dst):
     tags = {1003: 200, 1004: 300}
     sizes = (60, 64, 100, 128, 300, 512, 777, 1000)
     frames = []
-    for port in range(1001, 1010):
+    for port in range(1001, 1013):
         for size in sizes:
             index = len(frames)
             hdr = Ether(src=src, dst=dst)

@@ -48,6 +48,8 @@ const struct frame_spec afxdp_offload_frames[] = {
     { "IPv4 UDP", HIT, .eth_type = IP, .proto = IPPROTO_UDP,
       .payload = 32 },
     { "IPv4 UDP, no payload", HIT, .eth_type = IP, .proto = IPPROTO_UDP },
+    { "IPv4 UDP without checksum", HIT, .eth_type = IP,
+      .proto = IPPROTO_UDP, .payload = 12, .no_l4_csum = true },
     { "IPv4 SCTP", HIT, .eth_type = IP, .proto = IPPROTO_SCTP,
       .payload = 16 },
     { "IPv4 ICMP echo request", HIT, .eth_type = IP, .proto = IPPROTO_ICMP,
@@ -75,8 +77,12 @@ const struct frame_spec afxdp_offload_frames[] = {
       .frag = 0x2000 | 185, .payload = 64 },
     { "IPv4 last fragment", HIT, .eth_type = IP, .proto = IPPROTO_TCP,
       .frag = 185, .payload = 8 },
+    { "IPv4 later fragment, as if TCP data offset 15", HIT,
+      .eth_type = IP, .proto = IPPROTO_TCP, .frag = 185, .doff = 15,
+      .payload = 8 },
     { "IPv4 later fragment, too short for TCP", HIT, .eth_type = IP,
-      .proto = IPPROTO_TCP, .frag = 0x2000 | 1, .trunc = true, .keep = 8 },
+      .proto = IPPROTO_TCP, .frag = 0x2000 | 1, .trunc = true, .keep = 8,
+      .pad = 16 },
     { "IPv4 GRE (no ports)", HIT, .eth_type = IP, .proto = IPPROTO_GRE,
       .payload = 20 },
     { "IPv4 protocol 253", HIT, .eth_type = IP, .proto = 253,
@@ -292,6 +298,39 @@ put_l4(struct dp_packet *b, const struct frame_spec *s)
     }
 }
 
+/* Writes the checksum of the L4 header of 's' at 'l4_ofs' in 'b' (TCP,
+ * UDP, ICMP or ICMPv6), over the bytes from there to the end of 'b' and
+ * the pseudo-header's sum 'pseudo' (which ICMP does not cover), as a
+ * sender does. */
+static void
+put_l4_csum(struct dp_packet *b, const struct frame_spec *s, size_t l4_ofs,
+            uint32_t pseudo)
+{
+    size_t len = dp_packet_size(b) - l4_ofs;
+    uint8_t *l4 = (uint8_t *) dp_packet_data(b) + l4_ofs;
+    size_t ofs;
+    ovs_be16 c;
+
+    if (s->proto == IPPROTO_TCP) {
+        ofs = 16;
+    } else if (s->proto == IPPROTO_UDP) {
+        ofs = 6;
+    } else if (s->proto == IPPROTO_ICMP || s->proto == IPPROTO_ICMPV6) {
+        ofs = 2;
+        pseudo = s->proto == IPPROTO_ICMP ? 0 : pseudo;
+    } else {
+        return;
+    }
+    if (s->no_l4_csum || len < ofs + 2) {
+        return;
+    }
+    c = csum_finish(csum_continue(pseudo, l4, len));
+    if (s->proto == IPPROTO_UDP && !c) {
+        c = htons(0xffff);      /* 0 would mean "none". */
+    }
+    memcpy(l4 + ofs, &c, sizeof c);
+}
+
 /* Appends an IPv4 packet of 's' to 'b'. */
 static void
 put_ipv4(struct dp_packet *b, const struct frame_spec *s, int index)
@@ -321,6 +360,7 @@ put_ipv4(struct dp_packet *b, const struct frame_spec *s, int index)
     put_16aligned_be32(&ip->ip_src, htonl(0x0a000000 | (index + 1) << 8 | 1));
     put_16aligned_be32(&ip->ip_dst, htonl(0xc0a80000 | (index + 1)));
     ip->ip_csum = csum(ip, hlen);
+    put_l4_csum(b, s, ofs + hlen, packet_csum_pseudoheader(ip));
 }
 
 /* Appends an IPv6 packet of 's' to 'b'. */
@@ -352,6 +392,9 @@ put_ipv6(struct dp_packet *b, const struct frame_spec *s, int index)
         put16(ip6 + 8 + 2 * i, 0x2001 + i * 0x101 + index);
         put16(ip6 + 24 + 2 * i, 0xfd00 + i * 0x11);
     }
+    put_l4_csum(b, s, ofs + IPV6_HEADER_LEN + (s->has_ext ? 8 : 0),
+                packet_csum_pseudoheader6(ALIGNED_CAST(
+                    const struct ovs_16aligned_ip6_hdr *, ip6)));
 }
 
 /* Appends the ARP packet of 's' to 'b'. */

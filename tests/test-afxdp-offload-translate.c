@@ -681,29 +681,61 @@ put_masked_set(struct ofpbuf *odp, enum ovs_key_attr type, const void *kv,
 }
 
 void
-test_afxdp_offload_put_set_ip(struct ofpbuf *odp, int version, uint8_t tos,
-                              uint8_t tos_mask, uint8_t ttl,
-                              uint8_t ttl_mask)
+test_afxdp_offload_put_set_ip(struct ofpbuf *odp,
+                              const struct test_set_ip *ip)
 {
-    if (version == 4) {
+    if (ip->version == 4) {
         struct ovs_key_ipv4 k[2];
 
         memset(k, 0, sizeof k);
-        k[0].ipv4_tos = tos & tos_mask;
-        k[0].ipv4_ttl = ttl & ttl_mask;
-        k[1].ipv4_tos = tos_mask;
-        k[1].ipv4_ttl = ttl_mask;
+        k[0].ipv4_src = ip->src[0] & ip->src_mask[0];
+        k[0].ipv4_dst = ip->dst[0] & ip->dst_mask[0];
+        k[0].ipv4_tos = ip->tos & ip->tos_mask;
+        k[0].ipv4_ttl = ip->ttl & ip->ttl_mask;
+        k[1].ipv4_src = ip->src_mask[0];
+        k[1].ipv4_dst = ip->dst_mask[0];
+        k[1].ipv4_tos = ip->tos_mask;
+        k[1].ipv4_ttl = ip->ttl_mask;
         put_masked_set(odp, OVS_KEY_ATTR_IPV4, k, sizeof k[0]);
     } else {
         struct ovs_key_ipv6 k[2];
+        ovs_be32 a[4];
 
         memset(k, 0, sizeof k);
-        k[0].ipv6_tclass = tos & tos_mask;
-        k[0].ipv6_hlimit = ttl & ttl_mask;
-        k[1].ipv6_tclass = tos_mask;
-        k[1].ipv6_hlimit = ttl_mask;
+        for (int i = 0; i < 4; i++) {
+            a[i] = ip->src[i] & ip->src_mask[i];
+        }
+        memcpy(&k[0].ipv6_src, a, sizeof a);
+        memcpy(&k[1].ipv6_src, ip->src_mask, sizeof a);
+        for (int i = 0; i < 4; i++) {
+            a[i] = ip->dst[i] & ip->dst_mask[i];
+        }
+        memcpy(&k[0].ipv6_dst, a, sizeof a);
+        memcpy(&k[1].ipv6_dst, ip->dst_mask, sizeof a);
+        k[0].ipv6_tclass = ip->tos & ip->tos_mask;
+        k[0].ipv6_hlimit = ip->ttl & ip->ttl_mask;
+        k[0].ipv6_label = ip->label & ip->label_mask;
+        k[1].ipv6_tclass = ip->tos_mask;
+        k[1].ipv6_hlimit = ip->ttl_mask;
+        k[1].ipv6_label = ip->label_mask;
         put_masked_set(odp, OVS_KEY_ATTR_IPV6, k, sizeof k[0]);
     }
+}
+
+void
+test_afxdp_offload_put_set_l4(struct ofpbuf *odp, uint8_t proto,
+                              ovs_be16 src, ovs_be16 src_mask, ovs_be16 dst,
+                              ovs_be16 dst_mask)
+{
+    /* struct ovs_key_tcp and ovs_key_udp are the same two ports. */
+    struct ovs_key_tcp k[2] = {
+        { .tcp_src = src & src_mask, .tcp_dst = dst & dst_mask },
+        { .tcp_src = src_mask, .tcp_dst = dst_mask },
+    };
+
+    put_masked_set(odp, proto == IPPROTO_TCP ? OVS_KEY_ATTR_TCP
+                                             : OVS_KEY_ATTR_UDP,
+                   k, sizeof k[0]);
 }
 
 static void
@@ -741,63 +773,110 @@ test_translate_actions(void)
     uint64_t stub[256 / 8];
     struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
     struct afxdp_flow_entry e;
-    int n = 0;
+    int n = 0, n_partial = 0;
 
     /* dec_ttl. */
-    test_afxdp_offload_put_set_ip(&odp, 4, 0, 0, 63, 0xff);
+    test_afxdp_offload_put_set_ip(&odp, &(struct test_set_ip) {
+        .version = 4, .ttl = 63, .ttl_mask = 0xff });
     check_actions("set IPv4 TTL", &odp, true, &e);
     if (e.acts[0] != AFXDP_FLOW_ACT_SET_IP || e.ip_version != 4
         || e.ip_ttl != 63 || e.ip_ttl_mask != 0xff || e.ip_tos_mask
-        || e.acts[1] != AFXDP_FLOW_ACT_DROP) {
+        || e.ip_addrs || e.acts[1] != AFXDP_FLOW_ACT_DROP) {
         test_afxdp_offload_fail("set IPv4 TTL: wrong entry");
     }
     n++;
     /* mod_nw_tos and mod_nw_ecn: the values under their masks only. */
-    test_afxdp_offload_put_set_ip(&odp, 4, 0xff, 0xfc, 0, 0);
+    test_afxdp_offload_put_set_ip(&odp, &(struct test_set_ip) {
+        .version = 4, .tos = 0xff, .tos_mask = 0xfc });
     check_actions("set IPv4 DSCP", &odp, true, &e);
     if (e.ip_tos != 0xfc || e.ip_tos_mask != 0xfc || e.ip_ttl_mask) {
         test_afxdp_offload_fail("set IPv4 DSCP: wrong entry");
     }
     n++;
-    test_afxdp_offload_put_set_ip(&odp, 6, 0x2e, 0xff, 7, 0xff);
+    test_afxdp_offload_put_set_ip(&odp, &(struct test_set_ip) {
+        .version = 6, .tos = 0x2e, .tos_mask = 0xff, .ttl = 7,
+        .ttl_mask = 0xff });
     check_actions("set IPv6 traffic class and hop limit", &odp, true, &e);
-    if (e.ip_version != 6 || e.ip_tos != 0x2e || e.ip_ttl != 7) {
+    if (e.ip_version != 6 || e.ip_tos != 0x2e || e.ip_ttl != 7
+        || e.ip_addrs || e.ip6_label_mask) {
         test_afxdp_offload_fail("set IPv6 fields: wrong entry");
     }
     n++;
     /* OVS sets IP fields before it pushes a tag: the program can. */
-    test_afxdp_offload_put_set_ip(&odp, 4, 0, 0, 9, 0xff);
+    test_afxdp_offload_put_set_ip(&odp, &(struct test_set_ip) {
+        .version = 4, .ttl = 9, .ttl_mask = 0xff });
     put_push_vlan(&odp);
     check_actions("set TTL, push VLAN", &odp, true, &e);
+    n++;
+    /* SNAT-like: a source address under a mask, and the source port. */
+    test_afxdp_offload_put_set_ip(&odp, &(struct test_set_ip) {
+        .version = 4, .src = { htonl(0x0a0909ff) },
+        .src_mask = { htonl(0xffffff00) } });
+    test_afxdp_offload_put_set_l4(&odp, IPPROTO_TCP, htons(4000),
+                                  OVS_BE16_MAX, htons(0xffff), 0);
+    check_actions("set IPv4 source and TCP source port", &odp, true, &e);
+    if (e.acts[0] != AFXDP_FLOW_ACT_SET_IP || !e.ip_addrs
+        || e.ip_src[0] != htonl(0x0a090900)
+        || e.ip_src_mask[0] != htonl(0xffffff00) || e.ip_dst_mask[0]
+        || e.acts[1] != AFXDP_FLOW_ACT_SET_L4 || e.tp_proto != IPPROTO_TCP
+        || e.tp_src != htons(4000) || e.tp_src_mask != OVS_BE16_MAX
+        || e.tp_dst || e.tp_dst_mask) {
+        test_afxdp_offload_fail("set IPv4 source and port: wrong entry");
+    }
+    n++;
+    test_afxdp_offload_put_set_ip(&odp, &(struct test_set_ip) {
+        .version = 6, .dst = { 0, 0, 0, htonl(5) },
+        .dst_mask = { 0, 0, 0, OVS_BE32_MAX },
+        .label = htonl(0xfffff), .label_mask = htonl(0x0ffff) });
+    test_afxdp_offload_put_set_l4(&odp, IPPROTO_UDP, 0, 0, htons(53),
+                                  OVS_BE16_MAX);
+    check_actions("set IPv6 destination, flow label and UDP port", &odp,
+                  true, &e);
+    if (!e.ip_addrs || e.ip_dst[3] != htonl(5) || e.ip_dst_mask[2]
+        || e.ip6_label != htonl(0x0ffff)
+        || e.ip6_label_mask != htonl(0x0ffff) || e.tp_proto != IPPROTO_UDP
+        || e.tp_dst != htons(53)) {
+        test_afxdp_offload_fail("set IPv6 destination and label: "
+                                "wrong entry");
+    }
     n++;
 
     /* Partial offloads. */
     put_push_vlan(&odp);
-    test_afxdp_offload_put_set_ip(&odp, 4, 0, 0, 9, 0xff);
+    test_afxdp_offload_put_set_ip(&odp, &(struct test_set_ip) {
+        .version = 4, .ttl = 9, .ttl_mask = 0xff });
     check_actions("push VLAN, then set TTL (IP header behind two tags?)",
                   &odp, false, &e);
+    n_partial++;
+    put_push_vlan(&odp);
+    test_afxdp_offload_put_set_l4(&odp, IPPROTO_UDP, htons(1), OVS_BE16_MAX,
+                                  0, 0);
+    check_actions("push VLAN, then set a UDP port", &odp, false, &e);
+    n_partial++;
+    test_afxdp_offload_put_set_ip(&odp, &(struct test_set_ip) {
+        .version = 4, .ttl = 9, .ttl_mask = 0xff });
+    test_afxdp_offload_put_set_ip(&odp, &(struct test_set_ip) {
+        .version = 4, .tos = 0x20, .tos_mask = 0xfc });
+    check_actions("two IPv4 sets", &odp, false, &e);
+    n_partial++;
     {
         struct ovs_key_ipv4 k[2];
 
         memset(k, 0, sizeof k);
-        k[0].ipv4_src = htonl(0x0a090909);
-        k[1].ipv4_src = OVS_BE32_MAX;
+        k[0].ipv4_proto = IPPROTO_UDP;
+        k[1].ipv4_proto = 0xff;
         put_masked_set(&odp, OVS_KEY_ATTR_IPV4, k, sizeof k[0]);
-        check_actions("set IPv4 source (needs the L4 checksum)", &odp,
-                      false, &e);
+        check_actions("set the IPv4 protocol", &odp, false, &e);
+        n_partial++;
     }
-    test_afxdp_offload_put_set_ip(&odp, 4, 0, 0, 9, 0xff);
-    test_afxdp_offload_put_set_ip(&odp, 4, 0x20, 0xfc, 0, 0);
-    check_actions("two IPv4 sets", &odp, false, &e);
     {
-        struct ovs_key_ipv6 k[2];
+        struct ovs_key_sctp k[2] = {
+            { .sctp_src = htons(1) }, { .sctp_src = OVS_BE16_MAX },
+        };
 
-        memset(k, 0, sizeof k);
-        k[0].ipv6_hlimit = 7;
-        k[1].ipv6_hlimit = 0xff;
-        k[1].ipv6_label = htonl(0xfffff);
-        put_masked_set(&odp, OVS_KEY_ATTR_IPV6, k, sizeof k[0]);
-        check_actions("set IPv6 flow label", &odp, false, &e);
+        put_masked_set(&odp, OVS_KEY_ATTR_SCTP, k, sizeof k[0]);
+        check_actions("set an SCTP port (CRC32c)", &odp, false, &e);
+        n_partial++;
     }
     {
         struct ovs_key_ipv4 k;
@@ -808,10 +887,11 @@ test_translate_actions(void)
         nl_msg_put_unspec(&odp, OVS_KEY_ATTR_IPV4, &k, sizeof k);
         nl_msg_end_nested(&odp, ofs);
         check_actions("unmasked IPv4 set", &odp, false, &e);
+        n_partial++;
     }
     ofpbuf_uninit(&odp);
-    printf("actions: %d offloaded fully, 5 left partial, as they should\n",
-           n);
+    printf("actions: %d offloaded fully, %d left partial, as they should\n",
+           n, n_partial);
 }
 
 void

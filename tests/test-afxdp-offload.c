@@ -45,9 +45,11 @@
  *
  *   actions
  *       Root.  The program's actions (output, push and pop VLAN, set
- *       Ethernet addresses, drop, mark) on frames that hit their flow,
- *       against OVS's odp_execute_actions() of the same datapath actions:
- *       the same bytes, the XDP action, the counter.  OUTPUT goes to lo
+ *       Ethernet addresses, set IPv4/IPv6 header fields and TCP/UDP ports
+ *       with their checksums, drop, mark) on frames that hit their flow,
+ *       against OVS's odp_execute_actions() of the same datapath actions,
+ *       which lib/afxdp-offload.c translates for the program: the same
+ *       bytes, the XDP action, the counter.  OUTPUT goes to lo
  *       through the devmap (BPF_PROG_TEST_RUN does not send), and to a
  *       device not in the devmap is an action error.  Prints one line per
  *       case and "N action cases, 0 disagree"; exits 1 on any
@@ -80,6 +82,7 @@
 #include "bpf/afxdp-shared.h"
 #include "bpf/afxdp.skel.h"
 #include "command-line.h"
+#include "csum.h"
 #include "dp-packet.h"
 #include "flow.h"
 #include "netlink.h"
@@ -927,8 +930,9 @@ struct act_spec {
     uint16_t tpid, tci;             /* PUSH_VLAN: TPID, TCI on the wire. */
     struct eth_addr dst, dst_mask;  /* SET_ETH; an all-zero mask stands */
     struct eth_addr src, src_mask;  /* for an unmasked set. */
-    uint8_t ip_version;             /* SET_IP (always a masked set). */
-    uint8_t tos, tos_mask, ttl, ttl_mask;
+    struct test_set_ip ip;          /* SET_IP (always a masked set). */
+    uint8_t tp_proto;               /* SET_L4: IPPROTO_TCP or _UDP. */
+    ovs_be16 tp_src, tp_src_mask, tp_dst, tp_dst_mask;
 };
 
 struct act_case {
@@ -946,10 +950,24 @@ struct act_case {
                                     .dst_mask = ETH_ADDR_C DM,       \
                                     .src = ETH_ADDR_C SRC,           \
                                     .src_mask = ETH_ADDR_C SM }
-#define SET_IP(V, TOS, TM, TTL, LM) { .type = AFXDP_FLOW_ACT_SET_IP,   \
-                                      .ip_version = V, .tos = TOS,     \
-                                      .tos_mask = TM, .ttl = TTL,      \
-                                      .ttl_mask = LM }
+#define SET_IP(V, TOS, TM, TTL, LM)                                     \
+    { .type = AFXDP_FLOW_ACT_SET_IP,                                    \
+      .ip = { .version = V, .tos = TOS, .tos_mask = TM, .ttl = TTL,     \
+              .ttl_mask = LM } }
+/* IPv4 source and destination addresses under their masks. */
+#define SET_IP4(S, SM, D, DM)                                           \
+    { .type = AFXDP_FLOW_ACT_SET_IP,                                    \
+      .ip = { .version = 4,                                             \
+              .src = { CONSTANT_HTONL(S) },                             \
+              .src_mask = { CONSTANT_HTONL(SM) },                       \
+              .dst = { CONSTANT_HTONL(D) },                             \
+              .dst_mask = { CONSTANT_HTONL(DM) } } }
+#define W4(A, B, C, D) { CONSTANT_HTONL(A), CONSTANT_HTONL(B),           \
+                         CONSTANT_HTONL(C), CONSTANT_HTONL(D) }
+#define SET_L4(PROTO, S, SM, D, DM)                                     \
+    { .type = AFXDP_FLOW_ACT_SET_L4, .tp_proto = PROTO,                 \
+      .tp_src = CONSTANT_HTONS(S), .tp_src_mask = CONSTANT_HTONS(SM),   \
+      .tp_dst = CONSTANT_HTONS(D), .tp_dst_mask = CONSTANT_HTONS(DM) }
 #define ALL (ff, ff, ff, ff, ff, ff)
 #define NONE (00, 00, 00, 00, 00, 00)
 
@@ -997,6 +1015,66 @@ static const struct act_case act_cases[] = {
       { SET_IP(6, 0xb8, 0xfc, 63, 0xff), OUTPUT } },
     { "802.1ad IPv6 ICMPv6 echo", "set traffic class, pop, output",
       { SET_IP(6, 0x01, 0x03, 0, 0), POP, OUTPUT } },
+    /* Addresses and ports, with OVS's L4 checksum updates. */
+    { "IPv4 TCP", "set IPv4 source (SNAT), output",
+      { SET_IP4(0xc6336401, 0xffffffff, 0, 0), OUTPUT } },
+    { "IPv4 UDP", "set IPv4 destination and port (DNAT), output",
+      { SET_IP4(0, 0, 0xac100a0b, 0xffffffff),
+        SET_L4(IPPROTO_UDP, 0, 0, 8053, 0xffff), OUTPUT } },
+    { "IPv4 UDP without checksum", "set addresses and port, output",
+      { SET_IP4(0x0b000001, 0xffffffff, 0x0c000002, 0xffffffff),
+        SET_L4(IPPROTO_UDP, 1234, 0xffff, 0, 0), OUTPUT } },
+    { "IPv4 ICMP echo request", "set IPv4 destination, output",
+      { SET_IP4(0, 0, 0x08080808, 0xffffffff), OUTPUT } },
+    { "IPv4 SCTP", "set IPv4 source, output",
+      { SET_IP4(0x0a0a0a0a, 0xffffffff, 0, 0), OUTPUT } },
+    { "IPv4 later fragment", "set IPv4 source, output",
+      { SET_IP4(0x0a0a0a0a, 0xffffffff, 0, 0), OUTPUT } },
+    { "IPv4 later fragment, too short for TCP", "set IPv4 source, output",
+      { SET_IP4(0x0a0a0a0a, 0xffffffff, 0, 0), OUTPUT } },
+    { "IPv4 with IP options, UDP", "set source /24 and TTL, output",
+      { { .type = AFXDP_FLOW_ACT_SET_IP,
+          .ip = { .version = 4, .src = W4(0xc0000200, 0, 0, 0),
+                  .src_mask = W4(0xffffff00, 0, 0, 0), .ttl = 5,
+                  .ttl_mask = 0xff } }, OUTPUT } },
+    { "IPv4 UDP with Ethernet padding", "set both IPv4 addresses, output",
+      { SET_IP4(0x01020304, 0xffffffff, 0x05060708, 0xffffffff), OUTPUT } },
+    { "IPv4 TCP", "set IPv4 source to what it is, output",
+      { SET_IP4(0x0a000101, 0xffffffff, 0, 0), OUTPUT } },
+    { "802.1Q IPv4 UDP", "pop, set destination and UDP port, output",
+      { POP, SET_IP4(0, 0, 0x0a0000fe, 0xffffffff),
+        SET_L4(IPPROTO_UDP, 0, 0, 5000, 0xffff), OUTPUT } },
+    { "IPv4 TCP with options, all flags", "set TCP ports (source masked)",
+      { SET_L4(IPPROTO_TCP, 0x1200, 0xff00, 8443, 0xffff), OUTPUT } },
+    { "IPv4 last fragment", "set TCP ports (bytes of a later fragment)",
+      { SET_L4(IPPROTO_TCP, 1, 0xffff, 2, 0xffff), OUTPUT } },
+    { "IPv4 later fragment, as if TCP data offset 15",
+      "set TCP ports: not done (no TCP payload)",
+      { SET_L4(IPPROTO_TCP, 1, 0xffff, 2, 0xffff), OUTPUT } },
+    { "IPv4 TCP", "set TCP destination to what it is, output",
+      { SET_L4(IPPROTO_TCP, 0, 0, 443, 0xffff), OUTPUT } },
+    { "IPv6 TCP", "set IPv6 source, output",
+      { { .type = AFXDP_FLOW_ACT_SET_IP,
+          .ip = { .version = 6,
+                  .src = W4(0x20010db8, 0, 0, 0x00000001),
+                  .src_mask = W4(0xffffffff, 0xffffffff, 0xffffffff,
+                                 0xffffffff) } }, OUTPUT } },
+    { "IPv6 UDP", "set IPv6 destination /96 and UDP port, output",
+      { { .type = AFXDP_FLOW_ACT_SET_IP,
+          .ip = { .version = 6, .dst = W4(0, 0, 0, 0x0a000001),
+                  .dst_mask = W4(0, 0, 0, 0xffffffff) } },
+        SET_L4(IPPROTO_UDP, 0, 0, 5353, 0xffff), OUTPUT } },
+    { "IPv6 ICMPv6 echo request", "set both IPv6 addresses, output",
+      { { .type = AFXDP_FLOW_ACT_SET_IP,
+          .ip = { .version = 6, .src = W4(0xfe800000, 0, 0, 0x11),
+                  .src_mask = W4(0xffffffff, 0, 0, 0xffffffff),
+                  .dst = W4(0xfe800000, 0, 0, 0x22),
+                  .dst_mask = W4(0xffffffff, 0xffffffff, 0xffffffff,
+                                 0xffffffff) } }, OUTPUT } },
+    { "IPv6 traffic class 0xa5, flow label", "set flow label (masked)",
+      { { .type = AFXDP_FLOW_ACT_SET_IP,
+          .ip = { .version = 6, .label = CONSTANT_HTONL(0x12345),
+                  .label_mask = CONSTANT_HTONL(0xff0ff) } }, OUTPUT } },
     { "IPv4 TCP", "drop", { { .type = AFXDP_FLOW_ACT_DROP } } },
     { "IPv4 TCP", "partial offload (mark)",
       { { .type = AFXDP_FLOW_ACT_MARK } } },
@@ -1007,6 +1085,9 @@ static const struct act_case act_cases[] = {
 #undef OUTPUT
 #undef SET_ETH
 #undef SET_IP
+#undef SET_IP4
+#undef W4
+#undef SET_L4
 #undef ALL
 #undef NONE
 
@@ -1015,88 +1096,101 @@ static const struct act_case act_cases[] = {
 #define ACT_EGRESS_IFINDEX 1        /* lo, in every network namespace. */
 #define ACT_MARK 0x1234
 
-/* The SET_IP action 'a': into the entry 'e', and as OVS's masked set of
- * its IPv4 or IPv6 key into 'odp'. */
+/* Appends OVS's datapath action for 'a' (not OUTPUT, DROP or MARK, which
+ * end a flow) to 'odp'. */
 static void
-act_translate_set_ip(const struct act_spec *a, struct afxdp_flow_entry *e,
-                     struct ofpbuf *odp)
+act_put_odp(const struct act_spec *a, struct ofpbuf *odp)
 {
-    e->ip_version = a->ip_version;
-    e->ip_tos = a->tos & a->tos_mask;
-    e->ip_tos_mask = a->tos_mask;
-    e->ip_ttl = a->ttl & a->ttl_mask;
-    e->ip_ttl_mask = a->ttl_mask;
-    test_afxdp_offload_put_set_ip(odp, a->ip_version, a->tos, a->tos_mask,
-                                  a->ttl, a->ttl_mask);
+    struct ovs_action_push_vlan pv;
+    struct ovs_key_ethernet kv[2];
+    bool masked;
+    size_t ofs;
+
+    switch (a->type) {
+    case AFXDP_FLOW_ACT_PUSH_VLAN:
+        /* OVS's TCI has VLAN_CFI for "present". */
+        pv.vlan_tpid = htons(a->tpid);
+        pv.vlan_tci = htons(a->tci | VLAN_CFI);
+        nl_msg_put_unspec(odp, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof pv);
+        break;
+    case AFXDP_FLOW_ACT_POP_VLAN:
+        nl_msg_put_flag(odp, OVS_ACTION_ATTR_POP_VLAN);
+        break;
+    case AFXDP_FLOW_ACT_SET_ETH:
+        masked = !eth_addr_is_zero(a->dst_mask)
+                 || !eth_addr_is_zero(a->src_mask);
+        /* OVS's masked sets carry the value under its mask, as odp-util
+         * makes them (odp_execute_actions() relies on it). */
+        kv[0].eth_dst = a->dst;
+        kv[0].eth_src = a->src;
+        kv[1].eth_dst = a->dst_mask;
+        kv[1].eth_src = a->src_mask;
+        if (masked) {
+            for (int j = 0; j < ETH_ADDR_LEN; j++) {
+                kv[0].eth_dst.ea[j] &= a->dst_mask.ea[j];
+                kv[0].eth_src.ea[j] &= a->src_mask.ea[j];
+            }
+        }
+        ofs = nl_msg_start_nested(odp, masked ? OVS_ACTION_ATTR_SET_MASKED
+                                              : OVS_ACTION_ATTR_SET);
+        nl_msg_put_unspec(odp, OVS_KEY_ATTR_ETHERNET, kv,
+                          (masked ? 2 : 1) * sizeof kv[0]);
+        nl_msg_end_nested(odp, ofs);
+        break;
+    case AFXDP_FLOW_ACT_SET_IP:
+        test_afxdp_offload_put_set_ip(odp, &a->ip);
+        break;
+    case AFXDP_FLOW_ACT_SET_L4:
+        test_afxdp_offload_put_set_l4(odp, a->tp_proto, a->tp_src,
+                                      a->tp_src_mask, a->tp_dst,
+                                      a->tp_dst_mask);
+        break;
+    case AFXDP_FLOW_ACT_NONE:
+    case AFXDP_FLOW_ACT_OUTPUT:
+    case AFXDP_FLOW_ACT_DROP:
+    case AFXDP_FLOW_ACT_MARK:
+    default:
+        break;
+    }
 }
 
-/* Makes the entry of the program for the actions 'acts', as
- * lib/afxdp-offload.c does for OVS's, and OVS's datapath actions without
- * the final output (which needs a datapath) into 'odp'. */
+/* Makes OVS's datapath actions for 'acts', without the final output
+ * (which needs a datapath), into 'odp', and the program's entry for them
+ * into 'e' with lib/afxdp-offload.c's own translation, ended by the
+ * OUTPUT, DROP or MARK of 'acts' (a MARK alone: the PMD runs the rest).
+ * So the program's actions are checked together with their
+ * translation. */
 static void
 act_translate(const struct act_spec acts[], struct afxdp_flow_entry *e,
               struct ofpbuf *odp)
 {
-    memset(e, 0, sizeof *e);
+    enum afxdp_flow_act last = AFXDP_FLOW_ACT_DROP;
+    struct ofpbuf *xl;
+    int n = 0;
+
     for (int i = 0; i < AFXDP_FLOW_MAX_ACTIONS && acts[i].type; i++) {
-        const struct act_spec *a = &acts[i];
-        struct ovs_action_push_vlan pv;
-        struct ovs_key_ethernet kv[2];
-        bool masked;
-
-        e->acts[i] = a->type;
-        switch (a->type) {
-        case AFXDP_FLOW_ACT_PUSH_VLAN:
-            /* OVS's TCI has VLAN_CFI for "present" and pushes the tag
-             * without it (so never with DEI). */
-            e->vlan_tpid = htons(a->tpid);
-            e->vlan_tci = htons(a->tci & ~VLAN_CFI);
-            pv.vlan_tpid = htons(a->tpid);
-            pv.vlan_tci = htons(a->tci | VLAN_CFI);
-            nl_msg_put_unspec(odp, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof pv);
-            break;
-        case AFXDP_FLOW_ACT_POP_VLAN:
-            nl_msg_put_flag(odp, OVS_ACTION_ATTR_POP_VLAN);
-            break;
-        case AFXDP_FLOW_ACT_SET_ETH:
-            masked = !eth_addr_is_zero(a->dst_mask)
-                     || !eth_addr_is_zero(a->src_mask);
-            for (int j = 0; j < ETH_ADDR_LEN; j++) {
-                uint8_t dm = masked ? a->dst_mask.ea[j] : 0xff;
-                uint8_t sm = masked ? a->src_mask.ea[j] : 0xff;
-
-                e->eth_dst[j] = a->dst.ea[j] & dm;
-                e->eth_dst_mask[j] = dm;
-                e->eth_src[j] = a->src.ea[j] & sm;
-                e->eth_src_mask[j] = sm;
-            }
-            /* OVS's masked sets carry the value under its mask, as
-             * odp-util makes them (odp_execute_actions() relies on it). */
-            memcpy(kv[0].eth_dst.ea, e->eth_dst, ETH_ADDR_LEN);
-            memcpy(kv[0].eth_src.ea, e->eth_src, ETH_ADDR_LEN);
-            kv[1].eth_dst = a->dst_mask;
-            kv[1].eth_src = a->src_mask;
-            size_t ofs = nl_msg_start_nested(odp, masked
-                                                  ? OVS_ACTION_ATTR_SET_MASKED
-                                                  : OVS_ACTION_ATTR_SET);
-            nl_msg_put_unspec(odp, OVS_KEY_ATTR_ETHERNET, kv,
-                              (masked ? 2 : 1) * sizeof kv[0]);
-            nl_msg_end_nested(odp, ofs);
-            break;
-        case AFXDP_FLOW_ACT_SET_IP:
-            act_translate_set_ip(a, e, odp);
-            break;
-        case AFXDP_FLOW_ACT_OUTPUT:
-            e->out_ifindex = ACT_EGRESS_IFINDEX;
-            break;
-        case AFXDP_FLOW_ACT_MARK:
-            e->mark = ACT_MARK;
-            break;
-        case AFXDP_FLOW_ACT_DROP:
-        case AFXDP_FLOW_ACT_NONE:
-        default:
-            break;
-        }
+        act_put_odp(&acts[i], odp);
+        last = acts[i].type;
+    }
+    /* The same actions, ended by a drop, which needs no datapath. */
+    xl = ofpbuf_clone(odp);
+    nl_msg_put_flag(xl, OVS_ACTION_ATTR_DROP);
+    memset(e, 0, sizeof *e);
+    if (!afxdp_offload_translate_actions(NULL, xl->data, xl->size, e)) {
+        test_afxdp_offload_fail("actions not offloaded fully");
+    }
+    ofpbuf_delete(xl);
+    while (n < AFXDP_FLOW_MAX_ACTIONS && e->acts[n]) {
+        n++;
+    }
+    CHECK(n && e->acts[n - 1] == AFXDP_FLOW_ACT_DROP);
+    if (last == AFXDP_FLOW_ACT_OUTPUT) {
+        e->acts[n - 1] = AFXDP_FLOW_ACT_OUTPUT;
+        e->out_ifindex = ACT_EGRESS_IFINDEX;
+    } else if (last == AFXDP_FLOW_ACT_MARK) {
+        memset(e, 0, sizeof *e);
+        e->acts[0] = AFXDP_FLOW_ACT_MARK;
+        e->mark = ACT_MARK;
     }
 }
 
@@ -1198,6 +1292,53 @@ check_act_case(const struct prog *p, const struct act_case *c,
     frame_destroy(&f);
 }
 
+/* Makes into '*c' a case whose set makes the UDP checksum of frame
+ * "IPv4 UDP" come out 0 in OVS's incremental update, which OVS then
+ * sends as 0xffff: a set of the IPv4 source ('addr') or of the UDP source
+ * port.  The value that does it depends on the frame, so it is found
+ * here, with OVS's own arithmetic. */
+static void
+act_case_udp_zero(struct act_case *c, bool addr)
+{
+    struct frame f;
+    const struct ip_header *ip;
+    const struct udp_header *udp;
+
+    memset(c, 0, sizeof *c);
+    c->frame = "IPv4 UDP";
+    c->what = (addr ? "set IPv4 source: UDP checksum 0, sent as 0xffff"
+                    : "set UDP port: checksum 0, sent as 0xffff");
+    frame_init(&f, frame_by_name(c->frame));
+    ip = dp_packet_at_assert(f.pkt, ETH_HEADER_LEN, IP_HEADER_LEN);
+    udp = dp_packet_at_assert(f.pkt, ETH_HEADER_LEN + IP_HEADER_LEN,
+                              UDP_HEADER_LEN);
+    CHECK(udp->udp_csum);
+    for (uint32_t q = 1; q <= UINT16_MAX; q++) {
+        ovs_be32 old = get_16aligned_be32(&ip->ip_src);
+        ovs_be32 new = (old & htonl(0xffff0000)) | htonl(q);
+        ovs_be16 port = htons(q);
+
+        if (addr && new != old
+            && !recalc_csum32(udp->udp_csum, old, new)) {
+            c->acts[0].type = AFXDP_FLOW_ACT_SET_IP;
+            c->acts[0].ip.version = 4;
+            c->acts[0].ip.src[0] = new;
+            c->acts[0].ip.src_mask[0] = OVS_BE32_MAX;
+            break;
+        } else if (!addr && port != udp->udp_src
+                   && !recalc_csum16(udp->udp_csum, udp->udp_src, port)) {
+            c->acts[0].type = AFXDP_FLOW_ACT_SET_L4;
+            c->acts[0].tp_proto = IPPROTO_UDP;
+            c->acts[0].tp_src = port;
+            c->acts[0].tp_src_mask = OVS_BE16_MAX;
+            break;
+        }
+    }
+    CHECK(c->acts[0].type);
+    c->acts[1].type = AFXDP_FLOW_ACT_OUTPUT;
+    frame_destroy(&f);
+}
+
 /* OUTPUT to a device that is not in the devmap: dropped and counted. */
 static void
 check_act_no_egress(const struct prog *p, struct ds *err)
@@ -1240,13 +1381,21 @@ cmd_actions(struct ovs_cmdl_context *ctx OVS_UNUSED)
                                 ifindex,
              ovs_strerror(-ret));
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n + 2; i++) {
+        struct act_case zero;
+        const struct act_case *c = &act_cases[i];
+
+        if (i >= n) {
+            act_case_udp_zero(&zero, i == n);
+            c = &zero;
+        }
         ds_clear(&err);
-        check_act_case(&p, &act_cases[i], &err);
-        printf("%-26s %-44s %s%s\n", act_cases[i].frame, act_cases[i].what,
+        check_act_case(&p, c, &err);
+        printf("%-26s %-44s %s%s\n", c->frame, c->what,
                err.length ? "DISAGREE" : "as OVS", ds_cstr(&err));
         n_bad += err.length > 0;
     }
+    n += 2;
     ds_clear(&err);
     check_act_no_egress(&p, &err);
     printf("%-71s %s%s\n", "output to a device not in the devmap",

@@ -52,13 +52,27 @@ void test_afxdp_offload_format_key(struct ds *s,
  * "PASS", or fails. */
 void test_afxdp_offload_translate(void);
 
-/* Appends to 'odp' OVS's masked set of its IPv4 ('version' 4) or IPv6 key
- * that sets the TOS or traffic class 'tos' under 'tos_mask' and the TTL or
- * hop limit 'ttl' under 'ttl_mask', and nothing else, with the values
- * masked as OVS's are. */
-void test_afxdp_offload_put_set_ip(struct ofpbuf *odp, int version,
-                                   uint8_t tos, uint8_t tos_mask,
-                                   uint8_t ttl, uint8_t ttl_mask);
+/* A masked set of OVS's IPv4 or IPv6 key, described: each value is
+ * written under its mask, and a zero mask leaves its field alone. */
+struct test_set_ip {
+    int version;                    /* 4 or 6. */
+    ovs_be32 src[4], src_mask[4];   /* IPv4 address in [0], or IPv6. */
+    ovs_be32 dst[4], dst_mask[4];
+    uint8_t tos, tos_mask;          /* TOS or traffic class. */
+    uint8_t ttl, ttl_mask;          /* TTL or hop limit. */
+    ovs_be32 label, label_mask;     /* IPv6 flow label (low 20 bits). */
+};
+
+/* Appends to 'odp' OVS's masked set of 'ip', with the values masked as
+ * OVS's are. */
+void test_afxdp_offload_put_set_ip(struct ofpbuf *odp,
+                                   const struct test_set_ip *ip);
+
+/* Appends to 'odp' OVS's masked set of the ports of 'proto' (IPPROTO_TCP
+ * or IPPROTO_UDP), as test_afxdp_offload_put_set_ip() does for IP. */
+void test_afxdp_offload_put_set_l4(struct ofpbuf *odp, uint8_t proto,
+                                   ovs_be16 src, ovs_be16 src_mask,
+                                   ovs_be16 dst, ovs_be16 dst_mask);
 
 /* Crafted frames: Ethernet, VLAN, IPv4, IPv6, ARP, MPLS, LLC...,
  * well-formed and damaged, each with what our XDP program is expected to
@@ -106,6 +120,8 @@ struct frame_spec {
     int version;                /* IP version, if not the real one. */
     int cut;                    /* Cut the frame to this many bytes. */
     int wild;                   /* FRAME_WILD_*. */
+    bool no_l4_csum;            /* Leave the L4 checksum 0 (for UDP:
+                                 * none), where it is otherwise right. */
 };
 
 /* The frames. */
