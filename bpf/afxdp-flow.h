@@ -110,7 +110,8 @@ struct afxdp_flow_key {
     __be16 tp_dst;              /* L4 destination port, or htons(code). */
     __be32 nw_src[4];           /* IPv4 address in [0], or IPv6 address. */
     __be32 nw_dst[4];
-    __u32 pad1;
+    __be32 ipv6_label;          /* IPv6 flow label (its low 20 bits), 0 for
+                                 * other frames. */
 };
 
 /* Sizes of lookup keys. */

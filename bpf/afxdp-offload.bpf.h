@@ -73,7 +73,7 @@ static __always_inline __be16 afxdp_l3(struct xdp_md *ctx, void **l3)
  *   2: vlan_tpid, nw_proto, nw_tos, nw_ttl, nw_frag, mask_slot (0), pad
  *   3: tp_src, tp_dst, nw_src[0]
  *   4: nw_src[1..2]   5: nw_src[3], nw_dst[0]
- *   6: nw_dst[1..2]   7: nw_dst[3], pad */
+ *   6: nw_dst[1..2]   7: nw_dst[3], ipv6_label */
 #define AFXDP_W2_PROTO_SHIFT 16
 #define AFXDP_W2_TOS_SHIFT 24
 #define AFXDP_W2_TTL_SHIFT 32
@@ -91,18 +91,20 @@ static __always_inline void afxdp_words_ipv4(__u64 *kw, const struct iphdr *ip,
 	kw[7] = 0;
 }
 
-/* As afxdp_words_ipv4(), with the IPv6 addresses of 'ip6'. */
+/* As afxdp_words_ipv4(), with the IPv6 addresses and flow label of
+ * 'ip6'. */
 static __always_inline void
 afxdp_words_ipv6(__u64 *kw, const struct ipv6hdr *ip6, __u32 ports)
 {
 	const __u32 *sa = ip6->saddr.in6_u.u6_addr32;
 	const __u32 *da = ip6->daddr.in6_u.u6_addr32;
+	__u32 label = *(const __be32 *)ip6 & bpf_htonl(0xfffff);
 
 	kw[3] = ports | (__u64)sa[0] << 32;
 	kw[4] = sa[1] | (__u64)sa[2] << 32;
 	kw[5] = sa[3] | (__u64)da[0] << 32;
 	kw[6] = da[1] | (__u64)da[2] << 32;
-	kw[7] = da[3];
+	kw[7] = da[3] | (__u64)label << 32;
 }
 
 /* True if 'len' bytes from 'b' are within the L3 payload ('lim') and the
@@ -916,14 +918,16 @@ afxdp_key_hash(const __u64 kw[AFXDP_FLOW_KEY_WORDS], __u32 *type)
 		*type = 0;
 		return 0;
 	}
-	/* Words 3 (its upper half) to 7 hold the addresses, zero beyond an
-	 * IPv4 address. */
+	/* Words 3 (its upper half) to 7 (its lower half) hold the addresses,
+	 * zero beyond an IPv4 address.  Not the IPv6 flow label, which a
+	 * sender may change within a connection (Linux does, to move a
+	 * connection to another path). */
 	h = afxdp_hash_mix(0x9e3779b97f4a7c15ULL,
 			   (kw[3] & 0xffffffff00000000ULL) | proto);
 	h = afxdp_hash_mix(h, kw[4]);
 	h = afxdp_hash_mix(h, kw[5]);
 	h = afxdp_hash_mix(h, kw[6]);
-	h = afxdp_hash_mix(h, kw[7]);
+	h = afxdp_hash_mix(h, kw[7] & 0xffffffffULL);
 	if (!frag) {
 		if (proto == IPPROTO_TCP)
 			t |= XDP_HINTS_HASH_L4 | XDP_HINTS_HASH_L4_TCP;

@@ -218,7 +218,7 @@ afxdp_match_l3(const struct flow *f, struct flow *rest,
     bool v4 = f->dl_type == htons(ETH_TYPE_IP);
     bool v6 = f->dl_type == htons(ETH_TYPE_IPV6);
     bool l3 = (m->nw_src || m->nw_dst || m->nw_proto || m->nw_tos
-               || m->nw_ttl || m->nw_frag
+               || m->nw_ttl || m->nw_frag || m->ipv6_label
                || !ipv6_mask_is_any(&m->ipv6_src)
                || !ipv6_mask_is_any(&m->ipv6_dst));
     bool l4 = m->tp_src || m->tp_dst;
@@ -230,8 +230,8 @@ afxdp_match_l3(const struct flow *f, struct flow *rest,
         return "L3 fields without an exact IPv4 or IPv6 EtherType";
     }
     if (v4 && (!ipv6_mask_is_any(&m->ipv6_src)
-               || !ipv6_mask_is_any(&m->ipv6_dst))) {
-        return "IPv6 addresses in an IPv4 flow";
+               || !ipv6_mask_is_any(&m->ipv6_dst) || m->ipv6_label)) {
+        return "IPv6 addresses or flow label in an IPv4 flow";
     }
     if (v6 && (m->nw_src || m->nw_dst)) {
         return "IPv4 addresses in an IPv6 flow";
@@ -262,6 +262,9 @@ afxdp_match_l3(const struct flow *f, struct flow *rest,
         a = ipv6_addr_bitand(&f->ipv6_dst, &m->ipv6_dst);
         memcpy(key->nw_dst, &a, sizeof a);
         memcpy(mask->nw_dst, &m->ipv6_dst, sizeof m->ipv6_dst);
+        /* flow_extract() keeps the label's 20 bits only. */
+        mask->ipv6_label = m->ipv6_label & htonl(IPV6_LABEL_MASK);
+        key->ipv6_label = f->ipv6_label & mask->ipv6_label;
     }
     key->nw_proto = f->nw_proto & m->nw_proto;
     mask->nw_proto = m->nw_proto;
@@ -280,6 +283,7 @@ afxdp_match_l3(const struct flow *f, struct flow *rest,
     memset(&rest->nw_dst, 0, sizeof rest->nw_dst);
     memset(&rest->ipv6_src, 0, sizeof rest->ipv6_src);
     memset(&rest->ipv6_dst, 0, sizeof rest->ipv6_dst);
+    rest->ipv6_label = 0;
     rest->nw_proto = rest->nw_tos = rest->nw_ttl = rest->nw_frag = 0;
     rest->tp_src = rest->tp_dst = 0;
     return NULL;
@@ -329,7 +333,7 @@ afxdp_offload_translate_match(const struct match *match,
 
     if (!is_all_zeros(&rest, sizeof rest)) {
         return "a field the XDP program does not parse (MPLS, ARP, ND, "
-               "NSH, IGMP, IPv6 label or TCP flags)";
+               "NSH, IGMP or TCP flags)";
     }
     return NULL;
 }

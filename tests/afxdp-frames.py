@@ -25,7 +25,8 @@
       Writes frames for the flow offload tests: for each UDP destination
       port 1001 to 1012, 8 IPv4/UDP frames of different sizes (60 to 1000
       bytes), 802.1Q tagged with VID 200 for port 1003 and VID 300 for
-      port 1004, untagged otherwise; marker and index in the payload.
+      port 1004, untagged otherwise; for ports 1013 and 1014, 8 IPv6/UDP
+      frames (80 to 1200 bytes); marker and index in the payload.
 
   send --iface IFACE [--gap SECONDS] IN.pcap
       Sends the frames of IN.pcap on IFACE, in order, through a raw socket.
@@ -159,18 +160,23 @@ def gen_frames(src, dst, mtu):
 def gen_action_frames(src, dst):
     """Returns the list of (description, frame bytes) of the offload test
     set (see gen-actions)."""
-    Ether, Dot1Q, IP, _, UDP, _, _, _ = _scapy()
+    Ether, Dot1Q, IP, IPv6, UDP, _, _, _ = _scapy()
     tags = {1003: 200, 1004: 300}
     sizes = (60, 64, 100, 128, 300, 512, 777, 1000)
+    sizes6 = (80, 100, 128, 300, 512, 777, 1000, 1200)
     frames = []
-    for port in range(1001, 1013):
-        for size in sizes:
+    for port in range(1001, 1015):
+        v6 = port >= 1013
+        for size in sizes6 if v6 else sizes:
             index = len(frames)
             hdr = Ether(src=src, dst=dst)
             if port in tags:
                 hdr = hdr / Dot1Q(vlan=tags[port], prio=2)
-            hdr = (hdr / IP(src="10.1.1.1", dst="10.1.1.2", ttl=64, tos=8)
-                   / UDP(sport=5000 + index, dport=port))
+            if v6:
+                hdr = hdr / IPv6(src="fc00::1", dst="fc00::2", hlim=64, tc=8)
+            else:
+                hdr = hdr / IP(src="10.1.1.1", dst="10.1.1.2", ttl=64, tos=8)
+            hdr = hdr / UDP(sport=5000 + index, dport=port)
             data = bytes(_sized(hdr, index, size))
             assert len(data) == size, (port, size, len(data))
             frames.append(("udp %d, %d bytes" % (port, size), data))

@@ -327,7 +327,6 @@ static void
 clear_unkeyed(struct flow_wildcards *wc, const struct flow *flow, int wild)
 {
     wc->masks.tcp_flags = 0;
-    wc->masks.ipv6_label = 0;
     memset(wc->masks.mpls_lse, 0, sizeof wc->masks.mpls_lse);
     if (!is_ip_any(flow)) {
         /* ARP's fields, in the members IP uses. */
@@ -435,7 +434,7 @@ full_mask(struct afxdp_flow_key *m)
 {
     memset(m, 0xff, sizeof *m);
     m->mask_slot = m->pad0 = 0;
-    m->pad1 = 0;
+    m->ipv6_label = htonl(IPV6_LABEL_MASK);
 }
 
 static const struct afxdp_flow_entry drop_entry = {
