@@ -51,9 +51,13 @@
  *       which lib/afxdp-offload.c translates for the program: the same
  *       bytes, the XDP action, the counter.  OUTPUT goes to lo
  *       through the devmap (BPF_PROG_TEST_RUN does not send), and to a
- *       device not in the devmap is an action error.  Prints one line per
- *       case and "N action cases, 0 disagree"; exits 1 on any
- *       disagreement.
+ *       device not in the devmap is an action error.  Then N-RANDOM
+ *       (default 10000) random cases from SEED (default 1): random masked
+ *       sets of IP fields and ports, with pops, pushes and Ethernet sets,
+ *       on IP frames with random checksums (often 0, 0xffff and their
+ *       neighbours).  Prints one line per written case, the random cases
+ *       that disagree, "N random cases (seed S), 0 disagree" and
+ *       "N action cases, 0 disagree"; exits 1 on any disagreement.
  *
  *   cost [REPEAT]
  *       Root.  Average run time of the program per frame (BPF_PROG_TEST_RUN
@@ -87,6 +91,7 @@
 #include "flow.h"
 #include "netlink.h"
 #include "odp-execute.h"
+#include "odp-util.h"
 #include "odp-netlink.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/match.h"
@@ -1216,30 +1221,30 @@ run_out(const struct prog *p, const struct dp_packet *frame,
     return opts.retval;
 }
 
-/* Runs case 'c'; appends what disagrees to 'err'. */
+/* Runs the actions 'acts' on frame 'f' in the program and in OVS;
+ * appends what disagrees to 'err', with the datapath actions. */
 static void
-check_act_case(const struct prog *p, const struct act_case *c,
-               struct ds *err)
+check_act_frame(const struct prog *p, const struct frame *f,
+                const struct act_spec acts[], struct ds *err)
 {
     uint64_t stub[256 / 8];
     struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
     struct dp_packet *ovs, *xdp = dp_packet_new(2048);
+    size_t err_len = err->length;
     struct afxdp_flow_entry e;
     struct dp_packet_batch batch;
     struct counters before, after;
     int last_act = 0, counter;
     uint32_t want, ret;
-    struct frame f;
     int slot = 3;
 
-    frame_init(&f, frame_by_name(c->frame));
-    act_translate(c->acts, &e, &odp);
+    act_translate(acts, &e, &odp);
     while (last_act + 1 < AFXDP_FLOW_MAX_ACTIONS
-           && c->acts[last_act + 1].type) {
+           && acts[last_act + 1].type) {
         last_act++;
     }
     /* An int: only the last action's kind matters here. */
-    int last = c->acts[last_act].type;
+    int last = acts[last_act].type;
     switch (last) {
     case AFXDP_FLOW_ACT_OUTPUT:
         want = XDP_REDIRECT;
@@ -1256,16 +1261,16 @@ check_act_case(const struct prog *p, const struct act_case *c,
     }
 
     /* OVS's result. */
-    ovs = dp_packet_clone(f.pkt);
+    ovs = dp_packet_clone(f->pkt);
     dp_packet_batch_init_packet(&batch, ovs);
     odp_execute_actions(NULL, &batch, false, odp.data, odp.size, NULL);
 
     /* The program's. */
     clear_flows(p);
-    set_masks(p, 1, &slot, &f.mask);
-    add_flow(p, &f.key, &f.mask, slot, &e);
+    set_masks(p, 1, &slot, &f->mask);
+    add_flow(p, &f->key, &f->mask, slot, &e);
     read_counters(p, &before);
-    ret = run_out(p, f.pkt, xdp);
+    ret = run_out(p, f->pkt, xdp);
     read_counters(p, &after);
 
     if (ret != want) {
@@ -1285,10 +1290,195 @@ check_act_case(const struct prog *p, const struct act_case *c,
         ds_put_hex_dump(err, dp_packet_data(ovs), dp_packet_size(ovs), 0,
                         false);
     }
+    if (err->length != err_len) {
+        ds_put_cstr(err, "datapath actions: ");
+        format_odp_actions(err, odp.data, odp.size, NULL);
+        ds_put_char(err, '\n');
+    }
     dp_packet_delete(ovs);
     dp_packet_delete(xdp);
     ofpbuf_uninit(&odp);
+}
+
+/* Runs case 'c'; appends what disagrees to 'err'. */
+static void
+check_act_case(const struct prog *p, const struct act_case *c,
+               struct ds *err)
+{
+    struct frame f;
+
+    frame_init(&f, frame_by_name(c->frame));
+    check_act_frame(p, &f, c->acts, err);
     frame_destroy(&f);
+}
+
+/* Random cases: random set actions on IP frames with random checksums,
+ * against OVS, for the corners that hand-written cases miss. */
+
+/* The frames they start from: each kind of frame the sets treat
+ * differently. */
+static const char *const random_act_frames[] = {
+    "IPv4 TCP", "IPv4 UDP", "IPv4 UDP without checksum",
+    "IPv4 ICMP echo request", "IPv4 with IP options, UDP",
+    "IPv4 TCP with options, all flags", "IPv4 later fragment",
+    "IPv4 later fragment, too short for TCP", "IPv4 SCTP",
+    "IPv4 UDP with Ethernet padding", "802.1Q IPv4 UDP", "IPv6 TCP",
+    "IPv6 UDP", "IPv6 ICMPv6 echo request",
+    "IPv6 traffic class 0xa5, flow label", "802.1Q IPv6 UDP",
+};
+
+/* A random mask of 'bits' bits: none, all, a prefix, or any bits. */
+static uint32_t
+random_mask(int bits)
+{
+    uint32_t all = bits == 32 ? UINT32_MAX : (1u << bits) - 1;
+    int n;
+
+    switch (random_range(4)) {
+    case 0:
+        return 0;
+    case 1:
+        return all;
+    case 2:
+        n = random_range(bits + 1);
+        return n ? all & ~((1ull << (bits - n)) - 1) : 0;
+    default:
+        return random_uint32() & all;
+    }
+}
+
+/* A random checksum, often one of the values at the edges of ones'
+ * complement arithmetic (0 and 0xffff are both zero). */
+static ovs_be16
+random_csum(void)
+{
+    static const uint16_t edges[] = { 0x0000, 0xffff, 0xfffe, 0x0001,
+                                      0x8000, 0x7fff };
+
+    return (OVS_FORCE ovs_be16) (random_range(2)
+                                 ? edges[random_range(ARRAY_SIZE(edges))]
+                                 : random_uint32());
+}
+
+/* Gives frame 'f' random IPv4 header and L4 checksums, which its key does
+ * not carry. */
+static void
+random_act_csums(struct frame *f)
+{
+    uint8_t proto = f->flow.nw_proto;
+    uint8_t *l4 = dp_packet_l4(f->pkt);
+    size_t ofs = (proto == IPPROTO_TCP ? 16 : proto == IPPROTO_UDP ? 6 : 2);
+    ovs_be16 c;
+
+    if (f->flow.dl_type == htons(ETH_TYPE_IP)) {
+        struct ip_header *ip = dp_packet_l3(f->pkt);
+
+        ip->ip_csum = random_csum();
+    }
+    if (l4 && (proto == IPPROTO_TCP || proto == IPPROTO_UDP
+               || proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6)
+        && dp_packet_l4_size(f->pkt) >= ofs + sizeof c) {
+        c = random_csum();
+        memcpy(l4 + ofs, &c, sizeof c);
+    }
+}
+
+/* Random actions for frame 'f', in the order OVS emits them, up to the
+ * program's 4 with the output. */
+static void
+random_acts(const struct frame *f, struct act_spec acts[])
+{
+    bool v6 = f->flow.dl_type == htons(ETH_TYPE_IPV6);
+    uint8_t proto = f->flow.nw_proto;
+    int n = 0;
+
+    memset(acts, 0, AFXDP_FLOW_MAX_ACTIONS * sizeof *acts);
+    if (!random_range(4)) {
+        acts[n++].type = AFXDP_FLOW_ACT_POP_VLAN;
+    }
+    if (!random_range(4)) {
+        struct act_spec *a = &acts[n++];
+
+        a->type = AFXDP_FLOW_ACT_SET_ETH;
+        for (int i = 0; i < ETH_ADDR_LEN; i++) {
+            a->dst.ea[i] = random_uint8();
+            a->src.ea[i] = random_uint8();
+            a->dst_mask.ea[i] = random_mask(8);
+            a->src_mask.ea[i] = random_mask(8);
+        }
+    }
+    if (random_range(5)) {
+        struct act_spec *a = &acts[n++];
+        struct test_set_ip *ip = &a->ip;
+
+        a->type = AFXDP_FLOW_ACT_SET_IP;
+        ip->version = v6 ? 6 : 4;
+        for (int i = 0; i < (v6 ? 4 : 1); i++) {
+            ip->src[i] = (OVS_FORCE ovs_be32) random_uint32();
+            ip->src_mask[i] = htonl(random_mask(32));
+            ip->dst[i] = (OVS_FORCE ovs_be32) random_uint32();
+            ip->dst_mask[i] = htonl(random_mask(32));
+        }
+        ip->tos = random_uint8();
+        ip->tos_mask = random_mask(8);
+        ip->ttl = random_uint8();
+        ip->ttl_mask = random_mask(8);
+        if (v6) {
+            ip->label = htonl(random_uint32() & IPV6_LABEL_MASK);
+            ip->label_mask = htonl(random_mask(20));
+        }
+    }
+    if (n < 3 && (proto == IPPROTO_TCP || proto == IPPROTO_UDP)
+        && random_range(3)) {
+        struct act_spec *a = &acts[n++];
+
+        a->type = AFXDP_FLOW_ACT_SET_L4;
+        a->tp_proto = proto;
+        a->tp_src = (OVS_FORCE ovs_be16) random_uint16();
+        a->tp_src_mask = htons(random_mask(16));
+        a->tp_dst = (OVS_FORCE ovs_be16) random_uint16();
+        a->tp_dst_mask = htons(random_mask(16));
+    }
+    if (n < 3 && !random_range(5)) {
+        struct act_spec *a = &acts[n++];
+
+        a->type = AFXDP_FLOW_ACT_PUSH_VLAN;
+        a->tpid = random_range(2) ? ETH_TYPE_VLAN_8021Q : ETH_TYPE_VLAN_8021AD;
+        a->tci = random_uint16() & ~VLAN_CFI;
+    }
+    acts[n].type = AFXDP_FLOW_ACT_OUTPUT;
+}
+
+/* Runs 'n' random cases from 'seed'.  Returns how many disagree, and
+ * prints them. */
+static int
+check_act_random(const struct prog *p, int n, uint32_t seed)
+{
+    struct ds err = DS_EMPTY_INITIALIZER;
+    int n_bad = 0;
+
+    random_set_seed(seed);
+    for (int i = 0; i < n; i++) {
+        const char *name = random_act_frames[
+            random_range(ARRAY_SIZE(random_act_frames))];
+        struct act_spec acts[AFXDP_FLOW_MAX_ACTIONS];
+        struct frame f;
+
+        frame_init(&f, frame_by_name(name));
+        CHECK(!f.why);
+        random_act_csums(&f);
+        random_acts(&f, acts);
+        ds_clear(&err);
+        check_act_frame(p, &f, acts, &err);
+        if (err.length) {
+            printf("random case %d, %s: DISAGREE%s\n", i, name,
+                   ds_cstr(&err));
+            n_bad++;
+        }
+        frame_destroy(&f);
+    }
+    ds_destroy(&err);
+    return n_bad;
 }
 
 /* Makes into '*c' a case whose set makes the UDP checksum of frame
@@ -1363,9 +1553,17 @@ check_act_no_egress(const struct prog *p, struct ds *err)
     frame_destroy(&f);
 }
 
+/* Random cases the 'actions' command runs by default, always the same
+ * ones. */
+#define ACT_N_RANDOM 10000
+#define ACT_RANDOM_SEED 1
+
 static void
-cmd_actions(struct ovs_cmdl_context *ctx OVS_UNUSED)
+cmd_actions(struct ovs_cmdl_context *ctx)
 {
+    int n_random = ctx->argc > 1 ? atoi(ctx->argv[1]) : ACT_N_RANDOM;
+    int seed = ctx->argc > 2 ? atoi(ctx->argv[2]) : ACT_RANDOM_SEED;
+    int n_random_bad;
     uint32_t ifindex = ACT_EGRESS_IFINDEX;
     int n_bad = 0, n = ARRAY_SIZE(act_cases);
     struct ds err = DS_EMPTY_INITIALIZER;
@@ -1401,15 +1599,19 @@ cmd_actions(struct ovs_cmdl_context *ctx OVS_UNUSED)
            err.length ? "DISAGREE" : "dropped, counted", ds_cstr(&err));
     n_bad += err.length > 0;
     ds_destroy(&err);
+    CHECK(n_random >= 0);
+    n_random_bad = check_act_random(&p, n_random, seed);
     prog_unload(&p);
+    printf("%d random cases (seed %d), %d disagree\n", n_random, seed,
+           n_random_bad);
     printf("%d action cases, %d disagree\n", n + 1, n_bad);
-    exit(n_bad ? 1 : 0);
+    exit(n_bad || n_random_bad ? 1 : 0);
 }
 
 static const struct ovs_cmdl_command commands[] = {
     {"translate", "", 0, 0, cmd_translate, OVS_RO},
     {"parse", "", 0, 0, cmd_parse, OVS_RO},
-    {"actions", "", 0, 0, cmd_actions, OVS_RO},
+    {"actions", "[N-RANDOM [SEED]]", 0, 2, cmd_actions, OVS_RO},
     {"cost", "[REPEAT]", 0, 1, cmd_cost, OVS_RO},
     {"table", "", 0, 0, cmd_table, OVS_RO},
     {"verifier", "", 0, 0, cmd_verifier, OVS_RO},
