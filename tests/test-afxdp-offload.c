@@ -1580,11 +1580,12 @@ cmd_actions(struct ovs_cmdl_context *ctx)
     }
     for (int i = 0; i < n + 2; i++) {
         struct act_case zero;
-        const struct act_case *c = &act_cases[i];
+        const struct act_case *c = &zero;
 
-        if (i >= n) {
+        if (i < n) {
+            c = &act_cases[i];
+        } else {
             act_case_udp_zero(&zero, i == n);
-            c = &zero;
         }
         ds_clear(&err);
         check_act_case(&p, c, &err);
