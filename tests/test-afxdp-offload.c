@@ -39,9 +39,13 @@
  *       another MAC misses; a frame it must leave to the PMD must not be
  *       parsed even under a catch-all flow (xdp_offload_unparsed, and the
  *       socket path's XDP_PASS).  Then all the flows at once, each frame
- *       hitting its own.  Prints one line per frame and
- *       "N hit, M left to the PMD, 0 disagree"; exits 1 on any
- *       disagreement.
+ *       hitting its own.  Then N-RANDOM (default 20000) random frames
+ *       from SEED (default 1): crafted frames with bits flipped, bytes
+ *       changed, cut or padded, each with OVS's exact megaflow of it as
+ *       the only flow, which it must hit unless the program leaves it to
+ *       the PMD.  Prints one line per crafted frame, a line of counts for
+ *       the random ones and "N hit, M left to the PMD, 0 disagree"; exits
+ *       1 on any disagreement.
  *
  *   actions
  *       Root.  The program's actions (output, push and pop VLAN, set
@@ -356,21 +360,30 @@ struct frame {
     struct afxdp_flow_key mask;
 };
 
+/* Fills 'f' for frame 'pkt' (which 'f' takes) as OVS sees it, with
+ * 'wild' (FRAME_WILD_*) for its megaflow. */
 static void
-frame_init(struct frame *f, int index)
+frame_extract(struct frame *f, struct dp_packet *pkt, int wild)
 {
     struct match m;
 
-    f->s = &afxdp_offload_frames[index];
-    f->pkt = afxdp_offload_build_frame(
-        index, afxdp_offload_frame_src(index, false));
-    f->other = afxdp_offload_build_frame(
-        index, afxdp_offload_frame_src(index, true));
+    f->pkt = pkt;
     pkt_metadata_init(&f->pkt->md, u32_to_odp(1));
     flow_extract(f->pkt, &f->flow);
     match_wc_init(&m, &f->flow);
-    clear_unkeyed(&m.wc, &f->flow, f->s->wild);
+    clear_unkeyed(&m.wc, &f->flow, wild);
     f->why = afxdp_offload_translate_match(&m, &f->key, &f->mask);
+}
+
+static void
+frame_init(struct frame *f, int index)
+{
+    f->s = &afxdp_offload_frames[index];
+    f->other = afxdp_offload_build_frame(
+        index, afxdp_offload_frame_src(index, true));
+    frame_extract(f, afxdp_offload_build_frame(
+                         index, afxdp_offload_frame_src(index, false)),
+                  f->s->wild);
 }
 
 static void
@@ -595,9 +608,116 @@ check_all_at_once(const struct prog *p, const struct frame fs[], int n)
 
 static int check_one_bucket(const struct prog *);
 
+/* Random frames: the crafted ones, damaged at random, which the program
+ * must either parse as OVS does or leave to the PMD, never parse into
+ * another key (a frame that OVS's exact megaflow, the only flow, would
+ * take but that misses it). */
+
+/* Damages frame 'b' in 1 to 3 ways: a bit flipped or a byte changed in
+ * its first 80 bytes (the headers), cut short (to no less than an
+ * Ethernet header, as BPF_PROG_TEST_RUN needs), or padded. */
 static void
-cmd_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
+parse_random_damage(struct dp_packet *b)
 {
+    int k = 1 + random_range(3);
+
+    for (int j = 0; j < k; j++) {
+        size_t size = dp_packet_size(b);
+        uint8_t *d = dp_packet_data(b);
+        size_t at = random_range(MIN(size, 80));
+
+        switch (random_range(5)) {
+        case 0:
+        case 1:
+            d[at] ^= 1u << random_range(8);
+            break;
+        case 2:
+            d[at] = random_uint8();
+            break;
+        case 3:
+            dp_packet_set_size(b, ETH_HEADER_LEN
+                                  + random_range(size - ETH_HEADER_LEN + 1));
+            break;
+        default:
+            dp_packet_put_zeros(b, 1 + random_range(32));
+            break;
+        }
+    }
+}
+
+/* Runs 'n' random frames from 'seed' with OVS's exact megaflow of each
+ * (when the program can take it) as the only flow.  Prints a line of
+ * counts and each frame that disagrees; returns how many disagree. */
+static int
+check_parse_random(const struct prog *p, int n, uint32_t seed)
+{
+    int n_hit = 0, n_pmd = 0, n_refused = 0, n_bad = 0;
+    int slot = 5;
+
+    random_set_seed(seed);
+    for (int i = 0; i < n; i++) {
+        int index = random_range(afxdp_offload_n_frames);
+        struct dp_packet *b = afxdp_offload_build_frame(
+            index, afxdp_offload_frame_src(index, false));
+        struct counters before, after;
+        struct frame f;
+        uint32_t ret;
+
+        parse_random_damage(b);
+        memset(&f, 0, sizeof f);
+        frame_extract(&f, b, 0);
+        if (f.why) {
+            n_refused++;
+            frame_destroy(&f);
+            continue;
+        }
+        clear_flows(p);
+        set_masks(p, 1, &slot, &f.mask);
+        add_flow(p, &f.key, &f.mask, slot, &drop_entry);
+        read_counters(p, &before);
+        ret = run(p, f.pkt, 1, NULL);
+        read_counters(p, &after);
+        if (ret == XDP_DROP
+            && after.c[AFXDP_PROG_OFFLOAD_DROPPED]
+               == before.c[AFXDP_PROG_OFFLOAD_DROPPED] + 1) {
+            n_hit++;
+        } else if (ret == XDP_PASS
+                   && after.c[AFXDP_PROG_OFFLOAD_UNPARSED]
+                      == before.c[AFXDP_PROG_OFFLOAD_UNPARSED] + 1) {
+            n_pmd++;
+        } else {
+            struct ds s = DS_EMPTY_INITIALIZER;
+
+            ds_put_format(&s, "random frame %d (from %s): action %"PRIu32
+                          ", ", i, afxdp_offload_frames[index].name, ret);
+            format_moved(&s, &before, &after);
+            ds_put_cstr(&s, "\nOVS's key: ");
+            test_afxdp_offload_format_key(&s, &f.key);
+            ds_put_char(&s, '\n');
+            ds_put_hex_dump(&s, dp_packet_data(f.pkt), dp_packet_size(f.pkt),
+                            0, false);
+            printf("DISAGREE: %s", ds_cstr(&s));
+            ds_destroy(&s);
+            n_bad++;
+        }
+        frame_destroy(&f);
+    }
+    printf("%d random frames (seed %"PRIu32"): %d hit, %d left to the PMD, "
+           "%d with a megaflow the program cannot take, %d disagree\n",
+           n, seed, n_hit, n_pmd, n_refused, n_bad);
+    return n_bad;
+}
+
+/* Random frames the 'parse' command runs by default, always the same
+ * ones. */
+#define PARSE_N_RANDOM 20000
+#define PARSE_RANDOM_SEED 1
+
+static void
+cmd_parse(struct ovs_cmdl_context *ctx)
+{
+    int n_random = ctx->argc > 1 ? atoi(ctx->argv[1]) : PARSE_N_RANDOM;
+    int seed = ctx->argc > 2 ? atoi(ctx->argv[2]) : PARSE_RANDOM_SEED;
     int n = afxdp_offload_n_frames;
     struct frame *fs = xcalloc(n, sizeof *fs);
     int n_hit = 0, n_pmd = 0, n_bad = 0;
@@ -635,6 +755,7 @@ cmd_parse(struct ovs_cmdl_context *ctx OVS_UNUSED)
     }
     n_bad += check_all_at_once(&p, fs, n);
     n_bad += check_one_bucket(&p);
+    n_bad += check_parse_random(&p, n_random, seed);
 
     for (int i = 0; i < n; i++) {
         frame_destroy(&fs[i]);
@@ -1611,7 +1732,7 @@ cmd_actions(struct ovs_cmdl_context *ctx)
 
 static const struct ovs_cmdl_command commands[] = {
     {"translate", "", 0, 0, cmd_translate, OVS_RO},
-    {"parse", "", 0, 0, cmd_parse, OVS_RO},
+    {"parse", "[N-RANDOM [SEED]]", 0, 2, cmd_parse, OVS_RO},
     {"actions", "[N-RANDOM [SEED]]", 0, 2, cmd_actions, OVS_RO},
     {"cost", "[REPEAT]", 0, 1, cmd_cost, OVS_RO},
     {"table", "", 0, 0, cmd_table, OVS_RO},
