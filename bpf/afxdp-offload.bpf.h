@@ -471,6 +471,38 @@ static __always_inline __u16 afxdp_csum_replace32(__u16 csum, __u32 old,
 				    old >> 16, new >> 16);
 }
 
+/* The L4 header of the IP frame whose L3 header, of EtherType 'proto', is
+ * at 'l3' (in a frame that ends at 'end'): where OVS's flow_extract() puts
+ * it, after the IPv4 header's IHL or the IPv6 header (frames with IPv6
+ * extension headers are never parsed), and its L3 payload's length (OVS's
+ * L4 size) in '*len'.  NULL for a frame that is not IP, or whose lengths
+ * the parser would have refused. */
+static __always_inline __u8 *afxdp_ip_l4(void *l3, void *end, __be16 proto,
+					 __u32 *len)
+{
+	if (proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = l3;
+		__u32 ihl, tot_len;
+
+		if ((void *)(ip + 1) > end)
+			return NULL;
+		ihl = ip->ihl * 4;
+		tot_len = bpf_ntohs(ip->tot_len);
+		if (ihl < sizeof *ip || tot_len < ihl)
+			return NULL;
+		*len = tot_len - ihl;
+		return (__u8 *)l3 + ihl;
+	} else if (proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = l3;
+
+		if ((void *)(ip6 + 1) > end)
+			return NULL;
+		*len = bpf_ntohs(ip6->payload_len);
+		return (__u8 *)(ip6 + 1);
+	}
+	return NULL;
+}
+
 /* The L4 checksum that OVS updates when an address of an IP frame
  * changes (packet_set_ipv4_addr(), packet_update_csum128()): that of a
  * TCP or UDP header and, for IPv6 ('v6'), of an ICMPv6 header, if the L3
@@ -563,16 +595,16 @@ static __always_inline int afxdp_set_ipv4(struct iphdr *ip, void *end,
 	if ((void *)(ip + 1) > end)
 		return -1;
 	if (e->ip_addrs) {
-		__u32 ihl = ip->ihl * 4, tot_len = bpf_ntohs(ip->tot_len);
-		__u16 *l4c = NULL;
+		__u32 len = 0;
+		__u8 *l4 = afxdp_ip_l4(ip, end, bpf_htons(ETH_P_IP), &len);
+		__u16 *l4c;
 		bool udp = false;
 
 		/* The parser checked the lengths; a frame that fails them
 		 * here has been damaged by no action of ours. */
-		if (ihl < sizeof *ip || tot_len < ihl)
+		if (!l4)
 			return -1;
-		l4c = afxdp_l4_csum((__u8 *)ip + ihl, tot_len - ihl, end,
-				    ip->protocol, false, &udp);
+		l4c = afxdp_l4_csum(l4, len, end, ip->protocol, false, &udp);
 		afxdp_set_ipv4_addr(ip, &ip->saddr, e->ip_src[0],
 				    e->ip_src_mask[0], l4c, udp);
 		afxdp_set_ipv4_addr(ip, &ip->daddr, e->ip_dst[0],
@@ -607,10 +639,12 @@ static __always_inline int afxdp_set_ipv6(struct ipv6hdr *ip6, void *end,
 	if ((void *)(ip6 + 1) > end)
 		return -1;
 	if (e->ip_addrs) {
+		__u32 len = 0;
+		__u8 *l4 = afxdp_ip_l4(ip6, end, bpf_htons(ETH_P_IPV6), &len);
 		bool udp = false;
-		__u16 *l4c = afxdp_l4_csum((__u8 *)(ip6 + 1),
-					   bpf_ntohs(ip6->payload_len), end,
-					   ip6->nexthdr, true, &udp);
+		__u16 *l4c = l4 ? afxdp_l4_csum(l4, len, end, ip6->nexthdr,
+						true, &udp)
+				: NULL;
 
 		afxdp_set_ipv6_addr(ip6->saddr.in6_u.u6_addr32, e->ip_src,
 				    e->ip_src_mask, l4c, udp);
@@ -671,32 +705,12 @@ static __always_inline int afxdp_set_l4(struct xdp_md *ctx,
 	void *end = (void *)(long)ctx->data_end;
 	void *l3 = NULL;
 	__be16 proto = afxdp_l3(ctx, &l3);
+	__u32 len = 0;
+	__u8 *l4 = afxdp_ip_l4(l3, end, proto, &len);
 	__u16 *csum;
-	__u8 *l4;
-	__u32 len;
 
-	if (proto == bpf_htons(ETH_P_IP)) {
-		struct iphdr *ip = l3;
-		__u32 ihl, tot_len;
-
-		if ((void *)(ip + 1) > end)
-			return 0;
-		ihl = ip->ihl * 4;
-		tot_len = bpf_ntohs(ip->tot_len);
-		if (tot_len < ihl)
-			return 0;
-		l4 = l3 + ihl;
-		len = tot_len - ihl;
-	} else if (proto == bpf_htons(ETH_P_IPV6)) {
-		struct ipv6hdr *ip6 = l3;
-
-		if ((void *)(ip6 + 1) > end)
-			return 0;
-		l4 = (void *)(ip6 + 1);
-		len = bpf_ntohs(ip6->payload_len);
-	} else {
+	if (!l4)
 		return 0;
-	}
 
 	if (e->tp_proto == IPPROTO_TCP) {
 		__u32 doff;
