@@ -502,6 +502,11 @@ afxdp_act_set(struct afxdp_flow_entry *e, int *n, const struct nlattr *a,
     const struct ovs_key_ipv6 *ip6;
     const struct ovs_key_tcp *tcp;
 
+    /* One key attribute, nested, that fits (OVS's actions are well
+     * formed; the check keeps a malformed one from being read past). */
+    if (!nl_attr_is_valid(key, nl_attr_get_size(a))) {
+        return false;
+    }
     switch (nl_attr_type(key)) {
     case OVS_KEY_ATTR_ETHERNET:
         if (nl_attr_get_size(key) != sizeof *eth * copies) {
@@ -556,9 +561,12 @@ afxdp_act_one(struct netdev *netdev, const struct nlattr *a, bool last,
 
     switch (type) {
     case OVS_ACTION_ATTR_OUTPUT:
+        if (!last || nl_attr_get_size(a) != sizeof(odp_port_t)) {
+            return false;
+        }
         e->out_ifindex = afxdp_offload_egress_ifindex(
             netdev, nl_attr_get_odp_port(a));
-        if (!last || !e->out_ifindex) {
+        if (!e->out_ifindex) {
             return false;
         }
         e->acts[(*n)++] = AFXDP_FLOW_ACT_OUTPUT;

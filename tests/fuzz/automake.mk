@@ -7,6 +7,7 @@
 # Targets: tests/fuzz/fuzz-NAME.c fuzzes lib/NAME.c:
 #   xdp-hints      BTF layouts, then metadata bytes
 #   afxdp-config   Interface options to a configuration or an error
+#   afxdp-offload  datapath actions to the XDP program's flow actions
 #
 # Each target is compiled by clang with -fsanitize=fuzzer,address,undefined
 # from its harness and its module (our lib/NAME.c, as overlaid in the
@@ -19,7 +20,7 @@
 # in tests/fuzz/crash/NAME-*; once the bug is fixed, copy it into the seed
 # corpus.
 
-FUZZ_NAMES = xdp-hints afxdp-config
+FUZZ_NAMES = xdp-hints afxdp-config afxdp-offload
 FUZZ_TARGETS = $(patsubst %,tests/fuzz/fuzz-%,$(FUZZ_NAMES))
 FUZZ_SECONDS = 15
 FUZZ_LONG_SECONDS = 1800
@@ -36,7 +37,8 @@ EXTRA_DIST += \
 	tests/fuzz/afxdp-config.dict \
 	$(patsubst $(srcdir)/%,%,$(wildcard $(srcdir)/tests/fuzz/corpus/*/*))
 CLEANFILES += $(FUZZ_TARGETS) $(FUZZ_TARGETS:=.o) \
-	tests/fuzz/xdp-hints.o tests/fuzz/afxdp-config.o
+	tests/fuzz/xdp-hints.o tests/fuzz/afxdp-config.o \
+	tests/fuzz/afxdp-offload.o
 
 clean-local: afxdp-fuzz-clean
 .PHONY: afxdp-fuzz-clean
