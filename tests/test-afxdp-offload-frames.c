@@ -298,6 +298,15 @@ put_l4(struct dp_packet *b, const struct frame_spec *s)
     }
 }
 
+int
+afxdp_offload_l4_csum_ofs(uint8_t proto)
+{
+    return (proto == IPPROTO_TCP ? 16
+            : proto == IPPROTO_UDP ? 6
+            : proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6 ? 2
+            : -1);
+}
+
 /* Writes the checksum of the L4 header of 's' at 'l4_ofs' in 'b' (TCP,
  * UDP, ICMP or ICMPv6), over the bytes from there to the end of 'b' and
  * the pseudo-header's sum 'pseudo' (which ICMP does not cover), as a
@@ -308,21 +317,14 @@ put_l4_csum(struct dp_packet *b, const struct frame_spec *s, size_t l4_ofs,
 {
     size_t len = dp_packet_size(b) - l4_ofs;
     uint8_t *l4 = (uint8_t *) dp_packet_data(b) + l4_ofs;
-    size_t ofs;
+    int ofs = afxdp_offload_l4_csum_ofs(s->proto);
     ovs_be16 c;
 
-    if (s->proto == IPPROTO_TCP) {
-        ofs = 16;
-    } else if (s->proto == IPPROTO_UDP) {
-        ofs = 6;
-    } else if (s->proto == IPPROTO_ICMP || s->proto == IPPROTO_ICMPV6) {
-        ofs = 2;
-        pseudo = s->proto == IPPROTO_ICMP ? 0 : pseudo;
-    } else {
+    if (ofs < 0 || s->no_l4_csum || len < ofs + sizeof c) {
         return;
     }
-    if (s->no_l4_csum || len < ofs + 2) {
-        return;
+    if (s->proto == IPPROTO_ICMP) {
+        pseudo = 0;
     }
     c = csum_finish(csum_continue(pseudo, l4, len));
     if (s->proto == IPPROTO_UDP && !c) {

@@ -1486,9 +1486,8 @@ random_csum(void)
 static void
 random_act_csums(struct frame *f)
 {
-    uint8_t proto = f->flow.nw_proto;
     uint8_t *l4 = dp_packet_l4(f->pkt);
-    size_t ofs = (proto == IPPROTO_TCP ? 16 : proto == IPPROTO_UDP ? 6 : 2);
+    int ofs = afxdp_offload_l4_csum_ofs(f->flow.nw_proto);
     ovs_be16 c;
 
     if (f->flow.dl_type == htons(ETH_TYPE_IP)) {
@@ -1496,9 +1495,7 @@ random_act_csums(struct frame *f)
 
         ip->ip_csum = random_csum();
     }
-    if (l4 && (proto == IPPROTO_TCP || proto == IPPROTO_UDP
-               || proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6)
-        && dp_packet_l4_size(f->pkt) >= ofs + sizeof c) {
+    if (l4 && ofs >= 0 && dp_packet_l4_size(f->pkt) >= ofs + sizeof c) {
         c = random_csum();
         memcpy(l4 + ofs, &c, sizeof c);
     }

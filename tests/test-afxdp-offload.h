@@ -128,6 +128,10 @@ struct frame_spec {
 extern const struct frame_spec afxdp_offload_frames[];
 extern const size_t afxdp_offload_n_frames;
 
+/* Offset of the checksum in an L4 header of IP protocol 'proto' (TCP,
+ * UDP, ICMP or ICMPv6), or -1 for another protocol. */
+int afxdp_offload_l4_csum_ofs(uint8_t proto);
+
 /* Ethernet source for frame 'index' ('other' for the frame that must
  * miss): one of its own, so that no frame can hit another's flow. */
 struct eth_addr afxdp_offload_frame_src(int index, bool other);
