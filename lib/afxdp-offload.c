@@ -111,6 +111,7 @@ struct afxdp_offload {
     struct hmap flows OVS_GUARDED;  /* struct afxdp_offload_flow. */
     bool attached OVS_GUARDED;      /* 'maps' are a live program's. */
     bool marks OVS_GUARDED;         /* Its hints can carry a flow mark. */
+    bool generic OVS_GUARDED;       /* Its program runs on skbs. */
     struct afxdp_xdp_flow_maps maps OVS_GUARDED;
     struct afxdp_flow_masks table OVS_GUARDED;   /* As in the program. */
     int slot_refs[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;   /* Flows per slot. */
@@ -138,7 +139,10 @@ struct afxdp_offload_egress {
  * switch can see.  So offloaded flows that output to a veth are watched:
  * when one of them redirected AFXDP_OFFLOAD_EGRESS_PROBE frames and the
  * veth took none, the device goes in 'broken_egress' and its flows go back
- * to the PMD (as partial offloads), with a warning.  Guarded by
+ * to the PMD (as partial offloads), with a warning.  Only the flows of
+ * ports whose program runs in the driver: generic XDP redirects skbs, which
+ * the veth transmits as any other (not counted as XDP transmits), whatever
+ * its peer runs.  Guarded by
  * 'broken_mutex', a leaf lock (nothing else is taken while it is held). */
 struct afxdp_offload_broken {
     struct hmap_node node;          /* In 'broken_egress', by 'ifindex'. */
@@ -1163,7 +1167,7 @@ afxdp_offload_check_egress(struct afxdp_offload *o,
 
     bool new;
 
-    if (!eg || !eg->veth
+    if (!eg || !eg->veth || o->generic
         || packets - flow->probe_packets < AFXDP_OFFLOAD_EGRESS_PROBE) {
         return false;
     }
@@ -1509,6 +1513,7 @@ afxdp_offload_attach(struct afxdp_offload *o, struct afxdp_xdp *xdp,
     afxdp_xdp_flow_maps(xdp, &o->maps);
     o->attached = true;
     o->marks = marks;
+    o->generic = afxdp_xdp_get_mode(xdp) == AFXDP_XDP_GENERIC;
     memset(&o->table, 0, sizeof o->table);
     o->table.seed = random_uint64();
     error = afxdp_flow_table_reset(o->flow_table, o->maps.flows_fd,
