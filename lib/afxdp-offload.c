@@ -140,10 +140,10 @@ struct afxdp_offload_egress {
  * when one of them redirected AFXDP_OFFLOAD_EGRESS_PROBE frames and the
  * veth took none, the device goes in 'broken_egress' and its flows go back
  * to the PMD (as partial offloads), with a warning.  Only the flows of
- * ports whose program runs in the driver: generic XDP redirects skbs, which
- * the veth transmits as any other (not counted as XDP transmits), whatever
- * its peer runs.  Guarded by
- * 'broken_mutex', a leaf lock (nothing else is taken while it is held). */
+ * ports whose program runs in the driver are watched: generic XDP
+ * redirects skbs, which the veth transmits as any other (not counted as XDP
+ * transmits), whatever its peer runs.  Guarded by 'broken_mutex', a leaf
+ * lock (nothing else is taken while it is held). */
 struct afxdp_offload_broken {
     struct hmap_node node;          /* In 'broken_egress', by 'ifindex'. */
     int ifindex;
