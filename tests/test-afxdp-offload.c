@@ -708,6 +708,17 @@ check_parse_random(const struct prog *p, int n, uint32_t seed)
     return n_bad;
 }
 
+/* The optional "N SEED" arguments of a command with random cases: stores
+ * them in '*n' and '*seed', or 'default_n' and 'default_seed' where
+ * absent. */
+static void
+random_args(const struct ovs_cmdl_context *ctx, int default_n,
+            int default_seed, int *n, int *seed)
+{
+    *n = ctx->argc > 1 ? atoi(ctx->argv[1]) : default_n;
+    *seed = ctx->argc > 2 ? atoi(ctx->argv[2]) : default_seed;
+}
+
 /* Random frames the 'parse' command runs by default, always the same
  * ones. */
 #define PARSE_N_RANDOM 20000
@@ -716,13 +727,13 @@ check_parse_random(const struct prog *p, int n, uint32_t seed)
 static void
 cmd_parse(struct ovs_cmdl_context *ctx)
 {
-    int n_random = ctx->argc > 1 ? atoi(ctx->argv[1]) : PARSE_N_RANDOM;
-    int seed = ctx->argc > 2 ? atoi(ctx->argv[2]) : PARSE_RANDOM_SEED;
     int n = afxdp_offload_n_frames;
+    int n_random, seed;
     struct frame *fs = xcalloc(n, sizeof *fs);
     int n_hit = 0, n_pmd = 0, n_bad = 0;
     struct prog p;
 
+    random_args(ctx, PARSE_N_RANDOM, PARSE_RANDOM_SEED, &n_random, &seed);
     prog_load(&p);
     for (int i = 0; i < n; i++) {
         struct ds err = DS_EMPTY_INITIALIZER;
@@ -1679,15 +1690,14 @@ check_act_no_egress(const struct prog *p, struct ds *err)
 static void
 cmd_actions(struct ovs_cmdl_context *ctx)
 {
-    int n_random = ctx->argc > 1 ? atoi(ctx->argv[1]) : ACT_N_RANDOM;
-    int seed = ctx->argc > 2 ? atoi(ctx->argv[2]) : ACT_RANDOM_SEED;
-    int n_random_bad;
+    int n_random, seed, n_random_bad;
     uint32_t ifindex = ACT_EGRESS_IFINDEX;
     int n_bad = 0, n = ARRAY_SIZE(act_cases);
     struct ds err = DS_EMPTY_INITIALIZER;
     struct prog p;
     int ret;
 
+    random_args(ctx, ACT_N_RANDOM, ACT_RANDOM_SEED, &n_random, &seed);
     odp_execute_init();
     prog_load(&p);
     ret = bpf_map_update_elem(p.egress_fd, &ifindex, &ifindex, BPF_ANY);
