@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Constants shared by the benchmark's XDP programs (bpf/afxdp-pktgen.bpf.c,
  * bpf/afxdp-sink.bpf.c, bpf/afxdp-redirect.bpf.c) and their loader
  * (utilities/afxdp-bench-xdp.c).  Plain C and <linux/types.h> only. */

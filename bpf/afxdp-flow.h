@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Flow offload: the contract between our XDP program (bpf/afxdp.bpf.c) and
  * the provider's flow API (lib/afxdp-offload.c).
  *

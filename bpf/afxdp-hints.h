@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* XDP hints: what our XDP program (bpf/afxdp.bpf.c) writes in front of a
  * frame it redirects to an AF_XDP socket, when its 'hints_mode' knob is on.
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Constants shared by our XDP program (bpf/afxdp.bpf.c) and the userspace
  * provider (lib/afxdp-xdp.c).  Plain C, no kernel or OVS headers. */
 #ifndef AFXDP_SHARED_H
