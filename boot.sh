@@ -1,4 +1,5 @@
 #! /bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Generates configure and Makefile.in from configure.ac and Makefile.am.
 # Needed once after a git clone; release tarballs ship the results.
 set -e

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Documentation is plain reStructuredText, read in the tree or on the web;
 # nothing is generated from it.  Every .rst under Documentation/ ships.
 

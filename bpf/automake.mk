@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The XDP program: built by clang into an object, which bpftool turns into a
 # skeleton header that the provider includes ("bpf/afxdp.skel.h") and that
 # embeds the object, so nothing needs installing at run time.

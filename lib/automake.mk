@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Our userspace sources, and how they get into the OVS tree.
 #
 # The OVS tree in $(OVS_BUILDDIR) is prepared in three steps, each a phony

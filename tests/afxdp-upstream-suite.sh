@@ -1,4 +1,5 @@
 #! /bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The ovs-afxdp authors.
 #
 # Licensed under the Apache License, Version 2.0 (the "License");

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Test suites of ovs-afxdp.  Documentation/topics/testing.rst explains them.
 #
 #   make check-unit     unit tests, no root needed (ovstest test-afxdp-*,

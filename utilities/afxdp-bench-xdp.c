@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Copyright (c) 2026 The ovs-afxdp authors.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Helper scripts.  None is installed: they drive the build and tests from
 # the source tree.
 

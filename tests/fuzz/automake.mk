@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fuzzing with libFuzzer.  Documentation/topics/testing.rst explains it.
 #
 #   make fuzz                 each target for $(FUZZ_SECONDS) seconds (CI)
