@@ -136,10 +136,6 @@ struct afxdp_port {
 struct afxdp_port *afxdp_port_lookup(const struct netdev *);
 struct netdev **afxdp_port_ref_all(const char *name, size_t *n);
 char *afxdp_port_name_by_id(uint32_t id);
-const struct netdev_class *afxdp_port_orig_class(const struct netdev *);
 void afxdp_stats_register_commands(void);
-
-struct smap;
-int netdev_afxdp_get_status(const struct netdev *, struct smap *);
 
 #endif /* afxdp-port-private.h */

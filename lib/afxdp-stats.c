@@ -29,6 +29,7 @@
 
 #include "afxdp-port-private.h"
 #include "netdev-afxdp.h"
+#include "netdev-linux-private.h"
 #include "netdev-provider.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
@@ -364,7 +365,10 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     const struct afxdp_config *cfg = port->xsks ? &port->active
                                                 : &port->requested;
 
-    smap_add(smap, "xdp-mode", afxdp_mode_to_string(cfg->xdp_mode));
+    /* As in OVS 3.3 and later: "xdp-mode" is the mode in use, shown only
+     * while the port has sockets; options:xdp-mode is repeated as
+     * "xdp-mode-requested". */
+    smap_add(smap, "xdp-mode-requested", afxdp_mode_to_string(cfg->xdp_mode));
     if (port->error) {
         smap_add(smap, "error", port->error);
     }
@@ -372,8 +376,7 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
         /* Nothing is in effect; a gone device has no program either. */
         return;
     }
-    smap_add(smap, "xdp-mode-in-use",
-             afxdp_mode_to_string(port->mode_in_use));
+    smap_add(smap, "xdp-mode", afxdp_mode_to_string(port->mode_in_use));
     smap_add(smap, "xdp-attach", afxdp_xdp_attach_desc(port->xdp));
     afxdp_offload_status(port->offload, port->ifindex, smap);
     smap_add(smap, "xdp-hints", afxdp_xdp_hints_desc(port->xdp));
@@ -416,7 +419,7 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *smap)
     }
     /* Driver name and version, as for any Linux device that exists. */
     if (!gone) {
-        afxdp_port_orig_class(netdev)->get_status(netdev, smap);
+        netdev_linux_get_status(netdev, smap);
     }
     if (port) {
         ovs_mutex_lock(port->mutex);

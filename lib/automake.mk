@@ -6,8 +6,16 @@
 # changed:
 #
 #   ovs-unpack     unpacks $(OVS_SOURCE) into $(OVS_BUILDDIR), once per
-#                  source (the stamp records the path, size and mtime).
-#   ovs-overlay    copies each of our files over its OVS counterpart when
+#                  source and patch series (the stamp records the path,
+#                  size, mtime and the series' checksum), checks that its
+#                  version is one we support (one with a series in
+#                  patches/ovs-X.Y) and applies that series: our small,
+#                  documented hooks (Documentation/internals/build.rst).
+#                  All of it happens in a temporary tree, renamed only
+#                  when every patch applied: nothing is left half-patched.
+#   ovs-overlay    writes lib/afxdp-ovs-probes.h from patches/ovs-probe
+#                  (what this OVS tree offers, for lib/afxdp-compat.h),
+#                  copies each of our files over its OVS counterpart when
 #                  the contents differ (so an untouched file keeps its mtime
 #                  and is not recompiled), lists our extra modules and tests
 #                  in OVS's automake fragments, and reruns autoreconf when
@@ -67,13 +75,18 @@ OVS_CONFIGURE_ARGS = \
 
 .PHONY: ovs-unpack ovs-overlay ovs-configure ovs-prepare ovs-build
 
+# Our patch series go with each tree but the reference one
+# (ovs-upstream-build sets this to no).
+AFXDP_OVS_PATCH = yes
+
 ovs-unpack:
 	@set -e; \
 	src='$(OVS_SOURCE)'; \
+	series=`cd $(srcdir)/patches && cat ovs-*/*.patch | cksum`; \
 	if test -f "$$src"; then \
-	  id="$$src `stat -c '%s %Y' "$$src"`"; \
+	  id="$$src `stat -c '%s %Y' "$$src"` $(AFXDP_OVS_PATCH) $$series"; \
 	elif test -d "$$src"; then \
-	  id="$$src"; \
+	  id="$$src $(AFXDP_OVS_PATCH) $$series"; \
 	else \
 	  echo "$@: OVS source $$src is gone; install openvswitch-source or rerun configure --with-ovs-source=PATH" >&2; \
 	  exit 1; \
@@ -83,16 +96,38 @@ ovs-unpack:
 	  exit 0; \
 	fi; \
 	echo "  UNPACK   $$src -> $(OVS_BUILDDIR)"; \
-	rm -rf $(OVS_BUILDDIR) $(OVS_BUILDDIR).tmp; \
-	$(MKDIR_P) $(OVS_BUILDDIR).tmp; \
+	tmp=$(OVS_BUILDDIR).tmp; \
+	rm -rf $(OVS_BUILDDIR) $$tmp; \
+	$(MKDIR_P) $$tmp; \
+	trap 'rm -rf '"$$tmp" EXIT; \
 	if test -d "$$src"; then \
 	  (cd "$$src" && tar -cf - --exclude=.git .) | \
-	    (cd $(OVS_BUILDDIR).tmp && tar -xf -); \
+	    (cd $$tmp && tar -xf -); \
 	else \
-	  tar -xf "$$src" -C $(OVS_BUILDDIR).tmp --strip-components=1; \
+	  tar -xf "$$src" -C $$tmp --strip-components=1; \
 	fi; \
-	echo "$$id" > $(OVS_BUILDDIR).tmp/.afxdp-source; \
-	mv $(OVS_BUILDDIR).tmp $(OVS_BUILDDIR)
+	version=`$(SED) -n 's/^AC_INIT(openvswitch, *\[*\([0-9][0-9.]*\).*/\1/p' $$tmp/configure.ac`; \
+	supported=`cd $(srcdir)/patches && ls -d ovs-*.* | $(SED) 's/^ovs-//' | tr '\n' ' '`; \
+	dir=$(srcdir)/patches/ovs-`echo "$$version" | cut -d. -f1,2`; \
+	if test -z "$$version" || test ! -d "$$dir"; then \
+	  echo "$@: $$src is Open vSwitch $${version:-of unknown version}; supported versions: $$supported" >&2; \
+	  exit 1; \
+	fi; \
+	if test "$(AFXDP_OVS_PATCH)" = yes; then \
+	  for p in $$dir/*.patch; do \
+	    test -f "$$p" || continue; \
+	    echo "  PATCH    `basename $$p`"; \
+	    if ! patch -d $$tmp -p1 --forward --batch --no-backup-if-mismatch \
+	         -r - < $$p > $$tmp/.afxdp-patch.log 2>&1; then \
+	      cat $$tmp/.afxdp-patch.log >&2; \
+	      echo "$@: $$p does not apply to $$src (Open vSwitch $$version; supported versions: $$supported); nothing was changed in $(OVS_BUILDDIR)" >&2; \
+	      exit 1; \
+	    fi; \
+	  done; \
+	  rm -f $$tmp/.afxdp-patch.log; \
+	fi; \
+	echo "$$id" > $$tmp/.afxdp-source; \
+	mv $$tmp $(OVS_BUILDDIR)
 
 # 'afxdp_list FILE VARIABLE SOURCE...' rewrites the block between our
 # markers at the end of OVS's automake fragment FILE so that it adds
@@ -101,6 +136,15 @@ ovs-unpack:
 ovs-overlay: ovs-unpack
 	@set -e; \
 	cd $(OVS_BUILDDIR); \
+	if test "$(AFXDP_OVS_PATCH)" = yes; then \
+	  sh $(abs_top_srcdir)/patches/ovs-probe . > lib/afxdp-ovs-probes.h.new; \
+	  if cmp -s lib/afxdp-ovs-probes.h.new lib/afxdp-ovs-probes.h; then \
+	    rm -f lib/afxdp-ovs-probes.h.new; \
+	  else \
+	    echo "  PROBE    lib/afxdp-ovs-probes.h"; \
+	    mv lib/afxdp-ovs-probes.h.new lib/afxdp-ovs-probes.h; \
+	  fi; \
+	fi; \
 	for f in $(AFXDP_PROVIDER_FILES); do \
 	  if test ! -f $(abs_top_srcdir)/$$f; then \
 	    echo "$@: $(abs_top_srcdir)/$$f is missing; it must replace OVS's $$f" >&2; \
@@ -213,7 +257,7 @@ OVS_UPSTREAM_CONFIGURE_ARGS = \
 .PHONY: ovs-upstream-build
 ovs-upstream-build:
 	+@$(MAKE) --no-print-directory ovs-unpack \
-	  AFXDP_OVS_TREE='$(OVS_UPSTREAM_TREE)'
+	  AFXDP_OVS_TREE='$(OVS_UPSTREAM_TREE)' AFXDP_OVS_PATCH=no
 	@$(call afxdp_ovs_configure,$(OVS_UPSTREAM_BUILDDIR),$(OVS_UPSTREAM_CONFIGURE_ARGS))
 	+$(MAKE) -C $(OVS_UPSTREAM_BUILDDIR) $(OVS_MAKE_JOBS) all
 
@@ -263,3 +307,8 @@ check-warnings: ovs-build
 	  echo "check-warnings: warnings found (see above)" >&2; \
 	fi; \
 	exit $$status
+
+# The OVS versions we support: a patch series each, and the probe of what
+# a tree offers (Documentation/internals/build.rst).
+EXTRA_DIST += patches/ovs-probe \
+	$(patsubst $(srcdir)/%,%,$(wildcard $(srcdir)/patches/ovs-*/*.patch))

@@ -36,15 +36,12 @@
  * Port state that only the control path needs lives in 'struct afxdp_port',
  * found from the netdev through a small registry.
  *
- * Status.  lib/netdev-linux.c fills the class's get_status with its own
- * function, which knows nothing of AF_XDP.  To report the mode in use per
- * queue, the attach method and the like in "ovs-vsctl get interface X
- * status", construct() points the netdev at a copy of its class whose
- * get_status (and set_mtu, see below) are ours and which otherwise is the
- * very same class; the registered class, its type name and everything
- * OVS does with it are unchanged.  Because lib/netdev-linux.c recognizes
- * afxdp netdevs by comparing the class pointer when changing the MTU, our
- * set_mtu performs that MTU check itself before calling the original.
+ * The classes.  lib/netdev-linux.c defines the "afxdp" and "afxdp-nonpmd"
+ * classes from the functions of lib/netdev-afxdp.h.  On every OVS version
+ * we support they name our init and our get_status (OVS 3.3 and later do
+ * that themselves for get_status; our patch series in patches/ovs-X.Y
+ * adds what a version lacks, see Documentation/internals/build.rst).
+ * Nothing is copied or swapped at run time.
  *
  * Device removal.  A device can disappear under a port: its veth peer or
  * the peer's namespace deleted, the device moved to another namespace, a
@@ -118,25 +115,9 @@ static struct ovs_mutex afxdp_ports_mutex = OVS_MUTEX_INITIALIZER;
 static struct hmap afxdp_ports OVS_GUARDED_BY(afxdp_ports_mutex)
     = HMAP_INITIALIZER(&afxdp_ports);
 
-/* Copies of the "afxdp" and "afxdp-nonpmd" classes with our get_status and
- * set_mtu (see the comment at the top).  Written once, by netdev_afxdp_init,
- * before any afxdp netdev exists. */
-static struct netdev_class afxdp_class_pmd;
-static struct netdev_class afxdp_class_nonpmd;
-
-/* Returns the class lib/netdev-linux.c defines for 'netdev', of which
- * 'netdev''s class is our copy. */
-const struct netdev_class *
-afxdp_port_orig_class(const struct netdev *netdev)
-{
-    return (netdev->netdev_class == &afxdp_class_pmd
-            ? &netdev_afxdp_class : &netdev_afxdp_nonpmd_class);
-}
-
 static int afxdp_device_n_rxq(const char *name);
 static int afxdp_plan_queues(const char *name, const struct afxdp_config *,
                              int n_dev, char **errp);
-static int netdev_afxdp_set_mtu(struct netdev *, int mtu);
 static void netdev_afxdp_fatal_hook(void *aux);
 static void afxdp_link_changed(const struct rtnetlink_change *, void *aux);
 static void afxdp_port_mark_gone(struct afxdp_port *port,
@@ -214,15 +195,6 @@ netdev_afxdp_init(void)
     static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
 
     if (ovsthread_once_start(&once)) {
-        afxdp_class_pmd = netdev_afxdp_class;
-        afxdp_class_pmd.get_status = netdev_afxdp_get_status;
-        afxdp_class_pmd.set_mtu = netdev_afxdp_set_mtu;
-        afxdp_class_pmd.rxq_drain = NULL;   /* Would read from our socket. */
-        afxdp_class_nonpmd = netdev_afxdp_nonpmd_class;
-        afxdp_class_nonpmd.get_status = netdev_afxdp_get_status;
-        afxdp_class_nonpmd.set_mtu = netdev_afxdp_set_mtu;
-        afxdp_class_nonpmd.rxq_drain = NULL;
-
         afxdp_xdp_init();
         afxdp_offload_register();
         fatal_signal_add_hook(netdev_afxdp_fatal_hook, NULL, NULL, true);
@@ -246,21 +218,19 @@ netdev_afxdp_construct(struct netdev *netdev_)
         return error;
     }
 
-    /* Our class copy: see the comment at the top of the file. */
-    netdev_->netdev_class = (netdev_->netdev_class == &netdev_afxdp_class
-                             ? &afxdp_class_pmd : &afxdp_class_nonpmd);
+    /* netdev_linux_construct() copies the device's checksum and TSO
+     * abilities into 'ol_flags' (OVS 3.3 and later, with
+     * userspace-tso-enable).  Our send path implements none of them, so
+     * OVS must finish every packet in software before handing it to us. */
+    netdev_->ol_flags = 0;
 
-    /* No queues until reconfigure has created the sockets. */
+    /* No queues until reconfigure has created the sockets.  Of the AF_XDP
+     * members that lib/netdev-linux-private.h gives every afxdp netdev we
+     * use 'tx_locks' (see the comment at the top); OVS reads none of the
+     * others, so they stay as netdev_linux_alloc() zeroed them. */
     netdev_->n_rxq = 0;
     netdev_->n_txq = 0;
-    dev->xsks = NULL;
     dev->tx_locks = NULL;
-    dev->requested_n_rxq = 1;
-    dev->requested_xdp_mode = AFXDP_MODE_BEST_EFFORT;
-    dev->xdp_mode = AFXDP_MODE_UNSPEC;
-    dev->xdp_mode_in_use = AFXDP_MODE_UNSPEC;
-    dev->requested_need_wakeup = true;
-    dev->use_need_wakeup = false;
 
     static atomic_uint32_t next_id = ATOMIC_VAR_INIT(1);
 
@@ -329,15 +299,6 @@ netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
     return 0;
 }
 
-static int
-netdev_afxdp_set_mtu(struct netdev *netdev, int mtu)
-{
-    int error = netdev_afxdp_verify_mtu_size(netdev, mtu);
-
-    return error ? error : afxdp_port_orig_class(netdev)->set_mtu(netdev,
-                                                                     mtu);
-}
-
 int
 netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
                         char **errp)
@@ -379,9 +340,6 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     ovs_mutex_lock(&dev->mutex);
     if (!afxdp_config_equals(&cfg, &port->requested)) {
         port->requested = cfg;
-        dev->requested_n_rxq = cfg.n_rxq;
-        dev->requested_xdp_mode = cfg.xdp_mode;
-        dev->requested_need_wakeup = cfg.use_need_wakeup;
         netdev_request_reconfigure(netdev);
     }
     ovs_mutex_unlock(&dev->mutex);
@@ -511,7 +469,6 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
     port->netdev->n_rxq = 0;
     port->netdev->n_txq = 0;
     port->mode_in_use = AFXDP_MODE_UNSPEC;
-    dev->xdp_mode_in_use = AFXDP_MODE_UNSPEC;
 }
 
 /* Creates the sockets of 'port' for its 'n' queues, with the program
@@ -783,9 +740,6 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
                          port->hints_dec
                          && afxdp_xdp_hints_mode(port->xdp)
                             == XDP_HINTS_TS_HASH);
-    dev->xdp_mode = cfg->xdp_mode;
-    dev->xdp_mode_in_use = port->mode_in_use;
-    dev->use_need_wakeup = cfg->use_need_wakeup;
     return 0;
 }
 

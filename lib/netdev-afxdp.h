@@ -76,6 +76,7 @@ int netdev_afxdp_reconfigure(struct netdev *);
 int netdev_afxdp_get_stats(const struct netdev *, struct netdev_stats *);
 int netdev_afxdp_get_custom_stats(const struct netdev *,
                                   struct netdev_custom_stats *);
+int netdev_afxdp_get_status(const struct netdev *, struct smap *);
 
 void free_afxdp_buf(struct dp_packet *);
 void signal_remove_xdp(struct netdev *);
