@@ -246,7 +246,7 @@ ovs-distclean:
 # (make check-upstream-suite-compare in tests/automake.mk).  It is built
 # only when asked for.  The unpack step is ovs-unpack's, run in a sub-make
 # on the other tree; the configure arguments are ours less our include path.
-OVS_UPSTREAM_TREE = ovs-upstream
+OVS_UPSTREAM_TREE = $(AFXDP_OVS_TREE)-upstream
 OVS_UPSTREAM_BUILDDIR = $(abs_top_builddir)/$(OVS_UPSTREAM_TREE)
 OVS_UPSTREAM_CONFIGURE_ARGS = \
 	--enable-afxdp \
