@@ -22,7 +22,6 @@
 #include <linux/if_xdp.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -121,31 +120,14 @@ afxdp_xsk_prime_fill(struct afxdp_xsk *xsk, struct afxdp_pool *pool,
     free(addrs);
 }
 
-/* Unregisters the UMEM of 'set' when its first socket, 'xsk', could not be
- * created.  libxdp leaves the fill and completion rings it mapped for the
- * UMEM in that case (they would be reused by a retry on the same UMEM, which
- * libxdp does not support after a failed bind), so unmap them here.  With
- * no socket on it, the registration is of no use. */
-static void
-afxdp_xsk_umem_destroy_unused(struct xsk_umem **umemp,
-                              struct afxdp_xsk *xsk)
+/* Returns the message, owned by the caller, for the user that the driver of
+ * 'devname' refused to bind 'queue' in zero-copy mode with positive errno
+ * 'error'. */
+static char *
+afxdp_xsk_zc_refused_msg(const char *devname, uint32_t queue, int error)
 {
-    struct xdp_mmap_offsets off;
-    socklen_t len = sizeof off;
-
-    if (!getsockopt(xsk_umem__fd(*umemp), SOL_XDP, XDP_MMAP_OFFSETS,
-                    &off, &len)) {
-        if (xsk->fill.ring) {
-            munmap((char *) xsk->fill.ring - off.fr.desc,
-                   off.fr.desc + xsk->fill.size * sizeof(uint64_t));
-        }
-        if (xsk->comp.ring) {
-            munmap((char *) xsk->comp.ring - off.cr.desc,
-                   off.cr.desc + xsk->comp.size * sizeof(uint64_t));
-        }
-    }
-    xsk_umem__delete(*umemp);
-    *umemp = NULL;
+    return xasprintf("%s: queue %"PRIu32": zero-copy refused by the driver "
+                     "(%s)", devname, queue, ovs_strerror(error));
 }
 
 /* Applies the busy-poll options of 'bp' to 'xsk''s socket.  Returns 0 or a
@@ -182,7 +164,9 @@ afxdp_xsk_set_busy_poll(struct afxdp_xsk *xsk, const char *devname,
 
 /* Creates the socket for the queue described by 'qp', bound in zero-copy
  * mode if 'zero_copy', through the set's UMEM registration for that mode
- * (registering it on first use).  Returns 0 or a positive errno. */
+ * (registering it on first use).  If the driver refuses zero-copy, 'set'
+ * remembers it, and later zero-copy requests fail at once with the same
+ * error.  Returns 0 or a positive errno with a message in '*errp'. */
 static int
 afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
                  const struct afxdp_xsk_queue_params *qp, bool zero_copy,
@@ -200,6 +184,14 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
     xsk->queue_id = qp->device_queue;
     xsk->mode_requested = qp->mode;
     xsk->fd = -1;
+
+    if (zero_copy && set->zc_refused) {
+        /* Refused for an earlier queue: the driver would refuse again, and
+         * registering the memory once more for that costs time. */
+        *errp = afxdp_xsk_zc_refused_msg(devname, qp->device_queue,
+                                         set->zc_refused);
+        return set->zc_refused;
+    }
 
     if (!*umemp) {
         struct xsk_umem_config ucfg = {
@@ -253,13 +245,20 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
     }
     if (ret) {
         if (new_umem) {
-            afxdp_xsk_umem_destroy_unused(umemp, xsk);
+            /* Nothing is bound to the registration: unregister it.  Until
+             * a socket is bound on a new UMEM, libxdp keeps pointers to the
+             * ring structs that xsk_umem__create() filled ('xsk->fill' and
+             * 'xsk->comp'), and xsk_umem__delete() unmaps the fill and
+             * completion rings through them: delete before freeing 'xsk',
+             * and unmap nothing ourselves. */
+            xsk_umem__delete(*umemp);
+            *umemp = NULL;
         }
         if (zero_copy && (ret == -EOPNOTSUPP || ret == -EPROTONOSUPPORT
                           || ret == -EINVAL)) {
-            *errp = xasprintf("%s: queue %"PRIu32": zero-copy refused by "
-                              "the driver (%s)", devname, qp->device_queue,
-                              ovs_strerror(-ret));
+            set->zc_refused = -ret;
+            *errp = afxdp_xsk_zc_refused_msg(devname, qp->device_queue,
+                                             set->zc_refused);
         } else {
             *errp = xasprintf("%s: queue %"PRIu32": cannot create the "
                               "AF_XDP socket: %s", devname, qp->device_queue,

@@ -91,11 +91,19 @@ struct afxdp_xsk_ring_counts {
  * With XDP_SHARED_UMEM, a socket inherits the copy or zero-copy mode of the
  * UMEM's first socket.  To bind queues in different modes the set registers
  * the pool's memory once per mode: the frame allocator keeps each frame in
- * one place whatever registration it is used through. */
+ * one place whatever registration it is used through.  A registration
+ * exists only while a socket is bound through it.  Once the driver refused
+ * zero-copy, the set asks no more: the other queues get the same answer
+ * without registering the memory again.
+ *
+ * The rings belong to libxdp: only libxdp's xsk_socket__delete() and
+ * xsk_umem__delete() unmap them. */
 struct afxdp_xsk_set {
     struct afxdp_pool *pool;    /* Not owned: the port's UMEM pool. */
     struct xsk_umem *umem[2];   /* Registrations: [0] copy, [1] zero-copy. */
     struct afxdp_xsk_params params;
+    int zc_refused;             /* Errno of the driver's refusal of
+                                 * zero-copy, 0 if it did not refuse. */
     int n;                      /* Number of sockets in 'xsks'. */
     struct afxdp_xsk **xsks;    /* Socket i is bound to rx queue i. */
 };
