@@ -18,8 +18,12 @@
  * The BPF object comes from the bpftool-generated skeleton (afxdp.skel.h),
  * which embeds bpf/afxdp.bpf.o.  libxdp loads and attaches it: through its
  * multi-program dispatcher where the kernel allows that, otherwise alone.
- * Map file descriptors come from the skeleton once libxdp has loaded the
- * object, and stay owned by it.
+ * Where libxdp cannot attach it at all (e.g. its own BPF objects,
+ * xdp-dispatcher.o, are not installed), we load the object again with
+ * libbpf and attach the program through a BPF link, which the kernel
+ * removes when the link's last file descriptor is closed, at the latest
+ * when the process dies.  Map file descriptors come from the skeleton once
+ * the object is loaded, and stay owned by it.
  *
  * With XDP hints in native mode the object's other program, afxdp_ovs_dev,
  * may be loaded instead: device-bound, and attached with libbpf alone
@@ -88,7 +92,12 @@ struct afxdp_xdp {
     uint32_t prog_id;           /* Kernel id of our program. */
     struct afxdp_bpf *skel;     /* Owns the BPF object and its maps. */
     struct xdp_program *prog;   /* libxdp's handle on the skeleton's prog;
-                                 * NULL when 'dev_bound'. */
+                                 * NULL when 'dev_bound' or 'link_fd' is
+                                 * in use. */
+    int link_fd;                /* BPF link attaching our program when
+                                 * libxdp could not, else -1. */
+    char *attach_desc;          /* afxdp_xdp_attach_desc() when malloc'd
+                                 * (BPF link), else NULL. */
     int xsks_map_fd;            /* 'xsks_map', owned by 'skel'. */
     int stats_fd;               /* 'afxdp_stats', owned by 'skel'. */
 };
@@ -353,14 +362,23 @@ afxdp_xdp_attach_error(const struct afxdp_xdp *xdp, int error)
     }
 }
 
+/* Who loads and attaches the program. */
+enum afxdp_xdp_loader {
+    AFXDP_XDP_LOADER_LIBXDP,    /* afxdp_ovs_redir, by libxdp. */
+    AFXDP_XDP_LOADER_LINK,      /* afxdp_ovs_redir, by libbpf, BPF link. */
+    AFXDP_XDP_LOADER_DEV_BOUND, /* afxdp_ovs_dev, by libbpf, netlink. */
+};
+
 /* Opens the skeleton for 'xdp', with the hints_mode knob set, and readies
- * one of its programs for loading: with 'dev_bound', afxdp_ovs_dev bound
- * to 'xdp''s device (the caller loads it); otherwise afxdp_ovs_redir,
- * through a libxdp handle.  Returns 0 or a positive errno, with a message
- * in '*msgp'. */
+ * the program that 'loader' loads: afxdp_ovs_dev bound to 'xdp''s device,
+ * or afxdp_ovs_redir, through a libxdp handle for libxdp.  For libbpf
+ * loaders the caller loads the object.  Returns 0 or a positive errno,
+ * with a message in '*msgp'. */
 static int
-afxdp_xdp_open(struct afxdp_xdp *xdp, bool dev_bound, char **msgp)
+afxdp_xdp_open(struct afxdp_xdp *xdp, enum afxdp_xdp_loader loader,
+               char **msgp)
 {
+    bool dev_bound = loader == AFXDP_XDP_LOADER_DEV_BOUND;
     DECLARE_LIBXDP_OPTS(xdp_program_opts, opts);
     struct bpf_program *used, *unused;
     long ret;
@@ -391,6 +409,8 @@ afxdp_xdp_open(struct afxdp_xdp *xdp, bool dev_bound, char **msgp)
                               ovs_strerror(-ret));
             return -ret;
         }
+        return 0;
+    } else if (loader == AFXDP_XDP_LOADER_LINK) {
         return 0;
     }
 
@@ -439,11 +459,16 @@ afxdp_xdp_query_kind(struct afxdp_xdp *xdp)
     xdp->dispatcher = id && id != xdp->prog_id;
 }
 
-/* Releases the BPF object and libxdp handle of 'xdp', if any, without
- * detaching anything. */
+/* Releases the BPF object, libxdp handle and BPF link of 'xdp', if any,
+ * without detaching anything explicitly (closing the link's last file
+ * descriptor does detach its program). */
 static void
 afxdp_xdp_close(struct afxdp_xdp *xdp)
 {
+    if (xdp->link_fd >= 0) {
+        close(xdp->link_fd);
+        xdp->link_fd = -1;
+    }
     if (xdp->prog) {
         xdp_program__close(xdp->prog);
         xdp->prog = NULL;
@@ -458,6 +483,7 @@ afxdp_xdp_destroy(struct afxdp_xdp *xdp)
 {
     if (xdp) {
         afxdp_xdp_close(xdp);
+        free(xdp->attach_desc);
         free(xdp->hints_desc);
         free(xdp->devname);
         free(xdp);
@@ -476,7 +502,7 @@ afxdp_xdp_attach_dev_bound(struct afxdp_xdp *xdp, char **whyp)
     char *msg = NULL;
     int error, fd, ret;
 
-    error = afxdp_xdp_open(xdp, true, &msg);
+    error = afxdp_xdp_open(xdp, AFXDP_XDP_LOADER_DEV_BOUND, &msg);
     if (error) {
         *whyp = msg;
         goto out;
@@ -520,7 +546,7 @@ afxdp_xdp_attach_libxdp(struct afxdp_xdp *xdp, char **msgp)
     int error;
     int ret;
 
-    error = afxdp_xdp_open(xdp, false, msgp);
+    error = afxdp_xdp_open(xdp, AFXDP_XDP_LOADER_LIBXDP, msgp);
     if (error) {
         return error;
     }
@@ -535,6 +561,70 @@ afxdp_xdp_attach_libxdp(struct afxdp_xdp *xdp, char **msgp)
     xdp->prog_id = xdp_program__id(xdp->prog);
     afxdp_xdp_query_kind(xdp);
     return 0;
+}
+
+/* Loads afxdp_ovs_redir with libbpf and attaches it through a BPF link in
+ * 'xdp''s mode: for when libxdp failed with 'libxdp_error'.  Whatever
+ * libxdp left in 'xdp' is released first, and the object is opened anew,
+ * so that nothing libxdp did to it carries over.  A link cannot replace a
+ * program attached without one, so a foreign program on the device still
+ * fails with EBUSY.  Returns 0 or a positive errno, with a message in
+ * '*msgp'. */
+static int
+afxdp_xdp_attach_link(struct afxdp_xdp *xdp, int libxdp_error, char **msgp)
+{
+    LIBBPF_OPTS(bpf_link_create_opts, opts);
+    struct bpf_prog_info info;
+    uint32_t len = sizeof info;
+    int error, fd, ret;
+
+    afxdp_xdp_close(xdp);
+    error = afxdp_xdp_open(xdp, AFXDP_XDP_LOADER_LINK, msgp);
+    if (error) {
+        return error;
+    }
+    ret = afxdp_bpf__load(xdp->skel);
+    if (ret) {
+        *msgp = afxdp_xdp_attach_error(xdp, -ret);
+        return -ret;
+    }
+
+    fd = bpf_program__fd(xdp->skel->progs.afxdp_ovs_redir);
+    opts.flags = (xdp->mode == AFXDP_XDP_NATIVE ? XDP_FLAGS_DRV_MODE
+                                                : XDP_FLAGS_SKB_MODE);
+    ret = bpf_link_create(fd, xdp->ifindex, BPF_XDP, &opts);
+    if (ret < 0) {
+        *msgp = afxdp_xdp_attach_error(xdp, -ret);
+        return -ret;
+    }
+    xdp->link_fd = ret;
+
+    memset(&info, 0, sizeof info);
+    ret = bpf_obj_get_info_by_fd(fd, &info, &len);
+    xdp->prog_id = ret ? 0 : info.id;
+    xdp->attach_desc = xasprintf("single program, libbpf link (libxdp "
+                                 "could not attach it: %s)",
+                                 ovs_strerror(libxdp_error));
+    return 0;
+}
+
+/* Loads and attaches afxdp_ovs_redir: through libxdp, else, whatever
+ * libxdp's reason, with libbpf through a BPF link.  Returns 0 or a positive
+ * errno (the BPF link's), with a message in '*msgp'. */
+static int
+afxdp_xdp_attach_ordinary(struct afxdp_xdp *xdp, char **msgp)
+{
+    int error = afxdp_xdp_attach_libxdp(xdp, msgp);
+
+    if (error) {
+        VLOG_INFO("%s: libxdp could not attach the XDP program (%s); "
+                  "attaching it with libbpf through a BPF link instead",
+                  xdp->devname, ovs_strerror(error));
+        free(*msgp);
+        *msgp = NULL;
+        error = afxdp_xdp_attach_link(xdp, error, msgp);
+    }
+    return error;
 }
 
 /* Reads which RX metadata kfuncs the driver of 'ifindex' implements
@@ -657,6 +747,7 @@ afxdp_xdp_attach_ex(const char *devname, int ifindex,
     xdp->hints = opts->hints;
     xdp->xsks_map_fd = -1;
     xdp->stats_fd = -1;
+    xdp->link_fd = -1;
 
     if ((unsigned int) opts->hints > XDP_HINTS_TS_HASH) {
         error = EINVAL;
@@ -683,7 +774,7 @@ afxdp_xdp_attach_ex(const char *devname, int ifindex,
         }
     }
     if (error) {
-        error = afxdp_xdp_attach_libxdp(xdp, &msg);
+        error = afxdp_xdp_attach_ordinary(xdp, &msg);
         if (error) {
             goto out;
         }
@@ -733,6 +824,15 @@ afxdp_xdp_detach_alone(struct afxdp_xdp *xdp, int fd)
     return ret == -EEXIST || ret == -ENODEV ? ENOENT : -ret;
 }
 
+/* Detaches 'xdp''s program attached through its BPF link, at once rather
+ * than when the link is closed (a link whose device is gone detaches
+ * without error).  Returns 0 or a positive errno. */
+static int
+afxdp_xdp_detach_link(struct afxdp_xdp *xdp)
+{
+    return -bpf_link_detach(xdp->link_fd);
+}
+
 void
 afxdp_xdp_detach(struct afxdp_xdp *xdp)
 {
@@ -745,6 +845,8 @@ afxdp_xdp_detach(struct afxdp_xdp *xdp)
     if (xdp->dev_bound) {
         error = afxdp_xdp_detach_alone(
             xdp, bpf_program__fd(xdp->skel->progs.afxdp_ovs_dev));
+    } else if (xdp->link_fd >= 0) {
+        error = afxdp_xdp_detach_link(xdp);
     } else if (!xdp->dispatcher) {
         error = afxdp_xdp_detach_alone(xdp, xdp_program__fd(xdp->prog));
     } else if (xdp_program__is_attached(xdp->prog, xdp->ifindex)
@@ -804,7 +906,9 @@ afxdp_xdp_get_mode(const struct afxdp_xdp *xdp)
 const char *
 afxdp_xdp_attach_desc(const struct afxdp_xdp *xdp)
 {
-    return (xdp->dev_bound
+    return (xdp->attach_desc
+            ? xdp->attach_desc
+            : xdp->dev_bound
             ? "single program, device-bound (attached by libbpf)"
             : xdp->dispatcher
             ? "libxdp dispatcher"

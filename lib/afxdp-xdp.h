@@ -25,6 +25,12 @@
  * through libxdp.  When libxdp cannot build its multi-program dispatcher
  * (freplace is refused on some kernels), libxdp attaches our program alone;
  * that is not an error, and afxdp_xdp_attach_desc() says which way it went.
+ * When libxdp cannot attach it at all, for whatever reason (e.g. libxdp's
+ * own BPF objects, xdp-dispatcher.o, are not installed where it looks:
+ * its library directory's bpf/ or $LIBXDP_OBJECT_PATH), we load it with
+ * libbpf and attach it through a BPF link, which the kernel removes when
+ * the process exits, however it exits.  Nothing here needs libxdp's BPF
+ * objects then.
  *
  * Threading: every function here is control path.  They may allocate, log
  * and make syscalls, and must not be called from a PMD's receive or send
@@ -36,7 +42,7 @@
  * down afxdp_xdp_clear_xsk() before closing each socket, then
  * afxdp_xdp_detach().  Sockets made with libxdp's xsk_socket__create() must
  * use XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD, or libxdp attaches a program of
- * its own that collides with ours.
+ * its own that collides with ours (and needs its xsk_def_xdp_prog.o).
  *
  * bpffs: libxdp keeps its dispatcher state under /sys/fs/bpf/xdp.  Without
  * a bpffs there it cannot use the dispatcher and attaches our program alone,
@@ -141,9 +147,11 @@ int afxdp_xdp_clear_xsk(struct afxdp_xdp *xdp, uint32_t queue_id);
 /* Mode the program is attached in. */
 enum afxdp_xdp_mode afxdp_xdp_get_mode(const struct afxdp_xdp *xdp);
 
-/* Human-readable description of how the program is attached, for status,
- * e.g. "libxdp dispatcher" or "single program (libxdp dispatcher
- * unavailable)".  Static string, never NULL. */
+/* Human-readable description of how the program is attached, for status:
+ * "libxdp dispatcher", "single program (libxdp dispatcher unavailable)",
+ * "single program, device-bound (attached by libbpf)" or "single program,
+ * libbpf link (libxdp could not attach it: REASON)".  Owned by 'xdp',
+ * valid until it is detached; never NULL. */
 const char *afxdp_xdp_attach_desc(const struct afxdp_xdp *xdp);
 
 /* Hints the program writes (XDP_HINTS_OFF if none). */
@@ -187,9 +195,10 @@ struct afxdp_xdp_flow_maps {
 void afxdp_xdp_flow_maps(const struct afxdp_xdp *,
                          struct afxdp_xdp_flow_maps *);
 
-/* Kernel id of the loaded program (for status and tests).  When libxdp
- * attached it alone, this is the id 'ip link' shows on the device; inside
- * the dispatcher, 'ip link' shows the dispatcher's id instead. */
+/* Kernel id of the loaded program (for status and tests).  When it is
+ * attached alone (by libxdp or by libbpf), this is the id 'ip link' shows
+ * on the device; inside the dispatcher, 'ip link' shows the dispatcher's id
+ * instead. */
 uint32_t afxdp_xdp_prog_id(const struct afxdp_xdp *xdp);
 
 /* Reads the program's per-CPU counters summed over CPUs into '*stats'.
@@ -206,8 +215,10 @@ const char *afxdp_xdp_counter_name(enum afxdp_prog_counter idx);
  * a program is ours if its kernel name is our program's, and anything else
  * is left alone.  Returns the number of programs removed (0 also when the
  * device does not exist).  Both of our programs count (afxdp_ovs_redir and
- * the device-bound afxdp_ovs_dev).  Logs only at DBG.  Must be async-safe
- * enough for OVS's fatal_signal hooks (no locks of ours). */
+ * the device-bound afxdp_ovs_dev).  A program attached through a BPF link
+ * cannot be detached this way and is left (its link goes when the process
+ * that holds it exits).  Logs only at DBG.  Must be async-safe enough for
+ * OVS's fatal_signal hooks (no locks of ours). */
 int afxdp_xdp_remove_ours(int ifindex);
 
 #endif /* afxdp-xdp.h */
