@@ -433,7 +433,8 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *smap)
 static void
 afxdp_port_show(struct netdev *netdev, struct ds *ds)
 {
-    struct netdev_custom_stats cs;
+    /* Zeroed: OVS 3.7 and later free the 'label' member too. */
+    struct netdev_custom_stats cs = { .counters = NULL };
     const struct smap_node **nodes;
     struct smap status;
 
