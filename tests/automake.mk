@@ -35,6 +35,7 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-controller.at \
 	tests/afxdp-system-ovn.at \
 	tests/afxdp-system-faults.at \
+	tests/afxdp-system-host.at \
 	tests/afxdp-system-xsk.at
 
 AFXDP_TEST_HELPERS = \
