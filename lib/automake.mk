@@ -17,9 +17,11 @@
 #                  (what this OVS tree offers, for lib/afxdp-compat.h),
 #                  copies each of our files over its OVS counterpart when
 #                  the contents differ (so an untouched file keeps its mtime
-#                  and is not recompiled), lists our extra modules and tests
-#                  in OVS's automake fragments, and reruns autoreconf when
-#                  those fragments changed.
+#                  and is not recompiled), splices our part of the
+#                  database's man page into OVS's vswitchd/vswitch.xml
+#                  (patches/ovs-vswitch-xml), lists our extra modules and
+#                  tests in OVS's automake fragments, and reruns autoreconf
+#                  when those fragments changed.
 #   ovs-configure  runs OVS's configure with --enable-afxdp, again only when
 #                  its arguments changed.
 #
@@ -50,6 +52,18 @@ AFXDP_USERSPACE_FILES = \
 
 EXTRA_DIST += $(AFXDP_USERSPACE_FILES)
 
+# Our documentation in OVS's places (Documentation/internals/build.rst):
+# files copied like the ones above (our AF_XDP install page over OVS's, the
+# appctl man fragment that our patch series includes in ovs-vswitchd(8)),
+# and the fragment that patches/ovs-vswitch-xml splices into OVS's
+# vswitchd/vswitch.xml.
+AFXDP_DOC_FILES = \
+	Documentation/intro/install/afxdp.rst \
+	lib/netdev-afxdp-unixctl.man
+AFXDP_VSWITCH_XML = vswitchd/vswitch-afxdp.xml
+EXTRA_DIST += lib/netdev-afxdp-unixctl.man $(AFXDP_VSWITCH_XML) \
+	patches/ovs-vswitch-xml
+
 # Everything OVS's configure gets from us.  Our top source and build
 # directories go on the include path so that our files can include
 # "bpf/afxdp-shared.h" and the generated "bpf/afxdp.skel.h".  The compiler
@@ -71,6 +85,7 @@ OVS_CONFIGURE_ARGS = \
 	CC='$(AFXDP_OVS_CC)' \
 	CFLAGS='$(AFXDP_OVS_CFLAGS)' \
 	CPPFLAGS='-I$(abs_top_srcdir) -I$(abs_top_builddir)' \
+	--with-version-suffix='+afxdp$(PACKAGE_VERSION)' \
 	$(OVS_CONFIGURE_FLAGS)
 
 .PHONY: ovs-unpack ovs-overlay ovs-configure ovs-prepare ovs-build
@@ -151,12 +166,14 @@ ovs-overlay: ovs-unpack
 	    exit 1; \
 	  fi; \
 	done; \
-	for f in $(AFXDP_USERSPACE_FILES); do \
+	for f in $(AFXDP_USERSPACE_FILES) $(AFXDP_DOC_FILES); do \
 	  if ! cmp -s $(abs_top_srcdir)/$$f $$f; then \
 	    echo "  OVERLAY  $$f"; \
 	    cp $(abs_top_srcdir)/$$f $$f; \
 	  fi; \
 	done; \
+	$(PYTHON3) $(abs_top_srcdir)/patches/ovs-vswitch-xml \
+	  $(abs_top_srcdir)/$(AFXDP_VSWITCH_XML) .; \
 	afxdp_list () { \
 	  file=$$1; var=$$2; shift 2; \
 	  $(SED) '/^# ovs-afxdp: begin/,/^# ovs-afxdp: end/d' $$file > $$file.new; \
