@@ -13,8 +13,10 @@
  * limitations under the License.
  */
 
-/* Flow offload into our XDP program.  See afxdp-offload.h for what it does
- * and bpf/afxdp-flow.h for the maps it writes and their update protocol. */
+/* Flow offload into our XDP program, the part no OVS version changes.  See
+ * afxdp-offload.h for what it does, afxdp-offload-private.h for how OVS's
+ * offload API reaches it, and bpf/afxdp-flow.h for the maps it writes and
+ * their update protocol. */
 
 #include <config.h>
 
@@ -29,13 +31,13 @@
 #include <bpf/libbpf.h>
 
 #include "afxdp-flow-table.h"
+#include "afxdp-offload-private.h"
 #include "afxdp-port-private.h"
 #include "afxdp-xdp.h"
 #include "bpf/afxdp-flow.h"
 #include "coverage.h"
 #include "dpif.h"
 #include "flow.h"
-#include "netdev-offload-provider.h"
 #include "netdev-provider.h"
 #include "netlink.h"
 #include "odp-netlink.h"
@@ -61,9 +63,6 @@ COVERAGE_DEFINE(afxdp_offload_egress_broken);
 COVERAGE_DEFINE(afxdp_offload_masks_ranked);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
-
-/* Name of our flow API, as OVS logs it ("Assigned flow API ..."). */
-#define AFXDP_OFFLOAD_API "afxdp_xdp"
 
 /* A veth egress is found not to take redirected frames when at least this
  * many frames of one flow were redirected to it and its count of frames
@@ -356,7 +355,7 @@ afxdp_offload_egress_ifindex(struct netdev *in, odp_port_t port)
     if (!in) {
         return 0;
     }
-    out = netdev_ports_get(port, netdev_get_dpif_type(in));
+    out = afxdp_offload_ovs_port(in, port);
     if (out) {
         if (out != in && afxdp_port_lookup(out)) {
             ifindex = netdev_get_ifindex(out);
@@ -1220,7 +1219,8 @@ afxdp_offload_egress_changed(int ifindex)
     }
 }
 
-/* The flow API. */
+/* What OVS's offload API calls, through the glue of its generation
+ * (afxdp-offload-private.h). */
 
 /* Returns the offload state of afxdp netdev 'netdev', or NULL.  The
  * caller holds a reference to 'netdev', which keeps the state alive. */
@@ -1232,11 +1232,10 @@ afxdp_offload_get(const struct netdev *netdev)
     return port ? port->offload : NULL;
 }
 
-static int
-afxdp_offload_flow_put(struct netdev *netdev, struct match *match,
-                       struct nlattr *actions, size_t actions_len,
-                       const ovs_u128 *ufid, struct offload_info *info,
-                       struct dpif_flow_stats *stats)
+int
+afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
+                       const struct nlattr *actions, size_t actions_len,
+                       const ovs_u128 *ufid, uint32_t mark)
 {
     struct afxdp_offload_flow *flow, *old;
     struct afxdp_offload *o;
@@ -1254,7 +1253,7 @@ afxdp_offload_flow_put(struct netdev *netdev, struct match *match,
         free(flow);
         return EOPNOTSUPP;
     }
-    flow->mark = info->flow_mark;
+    flow->mark = mark;
     if (!afxdp_offload_translate_actions(netdev, actions, actions_len,
                                          &flow->entry)
         || (flow->entry.out_ifindex
@@ -1295,20 +1294,15 @@ afxdp_offload_flow_put(struct netdev *netdev, struct match *match,
         free(flow);
     } else {
         hmap_insert(&o->flows, &flow->node, afxdp_ufid_hash(ufid));
-        if (stats) {
-            memset(stats, 0, sizeof *stats);
-        }
     }
     ovs_mutex_unlock(&o->mutex);
     return error;
 }
 
-static int
-afxdp_offload_flow_get(struct netdev *netdev, struct match *match OVS_UNUSED,
-                       struct nlattr **actions OVS_UNUSED,
-                       const ovs_u128 *ufid, struct dpif_flow_stats *stats,
-                       struct dpif_flow_attrs *attrs,
-                       struct ofpbuf *buf OVS_UNUSED)
+int
+afxdp_offload_flow_get(struct netdev *netdev, const ovs_u128 *ufid,
+                       struct dpif_flow_stats *stats,
+                       struct dpif_flow_attrs *attrs)
 {
     struct afxdp_offload_flow *flow;
     struct afxdp_offload *o = afxdp_offload_get(netdev);
@@ -1355,7 +1349,7 @@ afxdp_offload_flow_get(struct netdev *netdev, struct match *match OVS_UNUSED,
     return error;
 }
 
-static int
+int
 afxdp_offload_flow_del(struct netdev *netdev, const ovs_u128 *ufid,
                        struct dpif_flow_stats *stats)
 {
@@ -1381,7 +1375,7 @@ afxdp_offload_flow_del(struct netdev *netdev, const ovs_u128 *ufid,
     return error;
 }
 
-static int
+int
 afxdp_offload_flow_flush(struct netdev *netdev)
 {
     struct afxdp_offload_flow *flow;
@@ -1398,7 +1392,7 @@ afxdp_offload_flow_flush(struct netdev *netdev)
     return 0;
 }
 
-static int
+int
 afxdp_offload_flow_get_n_flows(struct netdev *netdev, uint64_t *n_flows)
 {
     struct afxdp_offload *o = afxdp_offload_get(netdev);
@@ -1410,48 +1404,6 @@ afxdp_offload_flow_get_n_flows(struct netdev *netdev, uint64_t *n_flows)
     n_flows[0] = hmap_count(&o->flows);
     ovs_mutex_unlock(&o->mutex);
     return 0;
-}
-
-static int
-afxdp_offload_init_flow_api(struct netdev *netdev)
-{
-    return afxdp_port_lookup(netdev) ? 0 : EOPNOTSUPP;
-}
-
-static const struct netdev_flow_api afxdp_offload_api = {
-    .type = AFXDP_OFFLOAD_API,
-    .flow_flush = afxdp_offload_flow_flush,
-    .flow_put = afxdp_offload_flow_put,
-    .flow_get = afxdp_offload_flow_get,
-    .flow_del = afxdp_offload_flow_del,
-    .flow_get_n_flows = afxdp_offload_flow_get_n_flows,
-    .init_flow_api = afxdp_offload_init_flow_api,
-};
-
-/* Linux tc's flow API accepts any Linux device, afxdp ports included, and
- * OVS offers a port to the registered APIs in an order of its own.  So tc's
- * API is registered again, under its name, with an init that declines
- * afxdp ports; every other port gets it as before. */
-static struct netdev_flow_api afxdp_offload_tc_api;
-
-static int
-afxdp_offload_tc_init(struct netdev *netdev)
-{
-    if (afxdp_port_lookup(netdev)) {
-        return EOPNOTSUPP;
-    }
-    return netdev_offload_tc.init_flow_api(netdev);
-}
-
-void
-afxdp_offload_register(void)
-{
-    if (!netdev_unregister_flow_api_provider(netdev_offload_tc.type)) {
-        afxdp_offload_tc_api = netdev_offload_tc;
-        afxdp_offload_tc_api.init_flow_api = afxdp_offload_tc_init;
-        netdev_register_flow_api_provider(&afxdp_offload_tc_api);
-    }
-    netdev_register_flow_api_provider(&afxdp_offload_api);
 }
 
 /* Port life cycle. */
@@ -1603,7 +1555,7 @@ afxdp_offload_status(struct afxdp_offload *o, int ifindex, struct smap *smap)
     const struct afxdp_offload_flow *flow;
     int full = 0, partial = 0;
 
-    if (!o || !netdev_is_flow_api_enabled()) {
+    if (!o || !afxdp_offload_ovs_enabled()) {
         return;
     }
     if (ifindex > 0 && afxdp_offload_is_broken(ifindex)) {

@@ -16,14 +16,14 @@
 #ifndef AFXDP_OFFLOAD_H
 #define AFXDP_OFFLOAD_H 1
 
-/* Flow offload into our XDP program: OVS's flow API for afxdp ports.
+/* Flow offload into our XDP program: OVS's flow offload for afxdp ports.
  *
- * With other_config:hw-offload=true, the userspace datapath's offload
- * thread hands each megaflow whose in_port is an afxdp port to this
- * module (flow_put, flow_del, flow_get, flush through the flow API
- * "afxdp_xdp", registered by afxdp_offload_register()).  A megaflow whose
- * match the XDP program can compute exactly (bpf/afxdp-flow.h) goes into
- * that port's program:
+ * With other_config:hw-offload=true, the userspace datapath hands each
+ * megaflow whose in_port is an afxdp port to this module (put, del, get,
+ * flush): through the netdev flow API "afxdp_xdp" up to OVS 3.6, through
+ * the dpif-offload provider "afxdp" on 3.7+ (afxdp-offload-private.h).  A
+ * megaflow whose match the XDP program can compute exactly
+ * (bpf/afxdp-flow.h) goes into that port's program:
  *   - fully, when its actions are ones the program runs (output to another
  *     afxdp port, drop, push/pop VLAN, set Ethernet addresses): the frames
  *     never reach the PMD, and their counts come back through flow_get;
@@ -55,7 +55,8 @@ struct afxdp_flow_key;
 struct netdev;
 struct nlattr;
 
-/* Registers the flow API.  Called once, from the class init. */
+/* Registers the flow API (up to OVS 3.6; OVS 3.7+ lists the provider
+ * itself, patches/ovs-4.0).  Called once, from the class init. */
 void afxdp_offload_register(void);
 
 /* Creates and destroys the offload state of a port named 'name'. */
