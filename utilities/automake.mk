@@ -51,10 +51,15 @@ $(BENCH_XDP): utilities/afxdp-bench-xdp.c $(BENCH_BPF_HDR) $(BENCH_BPF_SKEL)
 	  $(CFLAGS) -o $@ $(srcdir)/utilities/afxdp-bench-xdp.c $(LDFLAGS) \
 	  -lbpf -lm
 
+# With another OVS version than Debian's (AFXDP_OVS_TREE other than ovs),
+# the upstream variant runs that version's own provider, built from the
+# same source (ovs-upstream-build, lib/automake.mk).
+BENCH_SAME_OVS = $(filter ovs,$(AFXDP_OVS_TREE))
 .PHONY: bench
-bench: all
+bench: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
 	cd $(abs_top_builddir) && \
 	  OVS_BUILDDIR='$(OVS_BUILDDIR)' \
+	  OVS_UPSTREAM_BUILDDIR='$(if $(BENCH_SAME_OVS),,$(OVS_UPSTREAM_BUILDDIR))' \
 	  abs_top_srcdir='$(abs_top_srcdir)' \
 	  abs_top_builddir='$(abs_top_builddir)' \
 	  $(abs_top_srcdir)/utilities/ovs-afxdp-bench $(BENCHFLAGS)
