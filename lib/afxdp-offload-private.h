@@ -72,9 +72,11 @@ int afxdp_offload_flow_del(struct netdev *netdev, const ovs_u128 *ufid,
 /* Stores in '*stats' the counts of the frames of flow 'ufid' of 'netdev'
  * that XDP handled, and in '*attrs' how it is offloaded: dp_layer "xdp"
  * (full) or "ovs" (partial: the PMD runs its actions and counts its frames
- * itself).  May move the flow to partial offload if its egress drops
- * redirected frames.  Returns 0, or ENOENT if the flow is not in the
- * program, or ENODEV. */
+ * itself), or not at all for now ('offloaded' false: its port's program is
+ * being replaced, or its egress left OVS), with the counts so far, which
+ * never go back.  May move the flow to partial offload if its egress drops
+ * redirected frames.  Returns 0, or ENOENT if the core does not know the
+ * flow, or ENODEV. */
 int afxdp_offload_flow_get(struct netdev *netdev, const ovs_u128 *ufid,
                            struct dpif_flow_stats *stats,
                            struct dpif_flow_attrs *attrs);

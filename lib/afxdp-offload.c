@@ -101,6 +101,8 @@ struct afxdp_offload_flow {
     uint64_t probe_packets;         /* Egress check: the flow's packets... */
     uint64_t probe_xmit;            /* ...and its egress' frames taken, at
                                      * the last check. */
+    bool stale;                     /* Its egress left OVS: in no program
+                                     * until OVS puts or deletes it. */
 };
 
 /* Offload state of one port. */
@@ -1314,8 +1316,16 @@ afxdp_offload_flow_get(struct netdev *netdev, const ovs_u128 *ufid,
     }
     ovs_mutex_lock(&o->mutex);
     flow = afxdp_offload_find(o, ufid);
-    if (!flow || flow->slot < 0) {
+    if (!flow) {
         error = ENOENT;
+    } else if (flow->slot < 0) {
+        /* Out of the program for now (a new program, or its egress left
+         * OVS): the counts XDP made stay, so that OVS never sees a flow's
+         * counts go back. */
+        attrs->offloaded = false;
+        attrs->dp_layer = "ovs";
+        attrs->dp_extra_info = NULL;
+        *stats = flow->base;
     } else {
         attrs->offloaded = true;
         attrs->dp_extra_info = NULL;
@@ -1480,6 +1490,9 @@ afxdp_offload_attach(struct afxdp_offload *o, struct afxdp_xdp *xdp,
     memset(o->slot_freed, 0, sizeof o->slot_freed);
     memset(o->slot_hits, 0, sizeof o->slot_hits);
     HMAP_FOR_EACH (flow, node, &o->flows) {
+        if (flow->stale) {
+            continue;
+        }
         error = afxdp_offload_install(o, flow);
         if (error) {
             VLOG_WARN_RL(&rl, "%s: an offloaded flow could not be put back "
@@ -1541,7 +1554,8 @@ afxdp_offload_egress_gone(int ifindex)
         HMAP_FOR_EACH_SAFE (flow, node, &o->flows) {
             if (flow->entry.out_ifindex == ifindex) {
                 COVERAGE_INC(afxdp_offload_egress_removed);
-                afxdp_offload_remove(o, flow);
+                afxdp_offload_uninstall(o, flow);
+                flow->stale = true;
             }
         }
         ovs_mutex_unlock(&o->mutex);

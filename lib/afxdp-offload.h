@@ -75,7 +75,7 @@ void afxdp_offload_detach(struct afxdp_offload *);
 
 /* The afxdp port on device 'ifindex' is leaving OVS: flows of any port
  * that output to it are removed from the programs (OVS revalidates them
- * later; until then their frames go to the PMD). */
+ * later; until then their frames go to the PMD, and their counts stay). */
 void afxdp_offload_egress_gone(int ifindex);
 
 /* Adds "xdp-offload" to 'smap' when the flow API is enabled, and
