@@ -16,12 +16,16 @@
 #ifndef AFXDP_COMPAT_H
 #define AFXDP_COMPAT_H 1
 
-/* Kernel interfaces newer than some build hosts' headers, in one place.
- * The values are the kernel's ABI; a kernel without the feature rejects
- * them at run time with an errno that the caller reports. */
+/* Kernel interfaces newer than some build hosts' headers, and OVS
+ * interfaces that differ between the OVS releases we build against, in one
+ * place.  The kernel values are the kernel's ABI; a kernel without the
+ * feature rejects them at run time with an errno that the caller reports.
+ * What the OVS tree offers comes from its probes (patches/ovs-probe). */
 
 #include <sys/socket.h>
 #include <linux/bpf.h>
+
+#include "afxdp-ovs-probes.h"
 
 #ifndef SO_BUSY_POLL
 #define SO_BUSY_POLL 46             /* Linux 3.11. */
@@ -49,5 +53,15 @@
 #define AFXDP_NETDEV_XDP_RX_METADATA_TIMESTAMP (1 << 0)
 #define AFXDP_NETDEV_XDP_RX_METADATA_HASH (1 << 1)
 #define AFXDP_NETDEV_XDP_RX_METADATA_VLAN_TAG (1 << 2)  /* Linux 6.8. */
+
+/* Before OVS 4.0, odp_execute_actions() runs the implementation of its
+ * actions that odp_execute_init() chose, which must have run first; OVS
+ * 4.0 has one implementation and no such call.  (The caller includes
+ * "odp-execute.h".) */
+#if AFXDP_OVS_ODP_EXECUTE_INIT
+#define afxdp_odp_execute_init() odp_execute_init()
+#else
+#define afxdp_odp_execute_init() ((void) 0)
+#endif
 
 #endif /* afxdp-compat.h */

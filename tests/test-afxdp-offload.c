@@ -84,6 +84,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "afxdp-compat.h"
 #include "afxdp-flow-table.h"
 #include "afxdp-offload.h"
 #include "bpf/afxdp-flow.h"
@@ -1699,7 +1700,7 @@ cmd_actions(struct ovs_cmdl_context *ctx)
     int ret;
 
     random_args(ctx, ACT_N_RANDOM, ACT_RANDOM_SEED, &n_random, &seed);
-    odp_execute_init();
+    afxdp_odp_execute_init();
     prog_load(&p);
     ret = bpf_map_update_elem(p.egress_fd, &ifindex, &ifindex, BPF_ANY);
     if (ret) {
