@@ -180,11 +180,6 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
     long long int deadline;
     int ret;
 
-    xsk = xzalloc_cacheline(sizeof *xsk);
-    xsk->queue_id = qp->device_queue;
-    xsk->mode_requested = qp->mode;
-    xsk->fd = -1;
-
     if (zero_copy && set->zc_refused) {
         /* Refused for an earlier queue: the driver would refuse again, and
          * registering the memory once more for that costs time. */
@@ -192,6 +187,11 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
                                          set->zc_refused);
         return set->zc_refused;
     }
+
+    xsk = xzalloc_cacheline(sizeof *xsk);
+    xsk->queue_id = qp->device_queue;
+    xsk->mode_requested = qp->mode;
+    xsk->fd = -1;
 
     if (!*umemp) {
         struct xsk_umem_config ucfg = {
