@@ -28,12 +28,17 @@
 
 #include "afxdp-compat.h"
 #include "bitmap.h"
+#include "coverage.h"
 #include "openvswitch/util.h"
 #include "openvswitch/vlog.h"
 #include "timeval.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(afxdp_xsk);
+
+/* Frames that came back through a completion ring although they were not
+ * in flight: an accounting bug, ours or the kernel's. */
+COVERAGE_DEFINE(afxdp_tx_overcompleted);
 
 /* A queue that was bound a moment ago may still be busy in the kernel
  * (EBUSY for tens of milliseconds after close): retry this long. */
@@ -379,7 +384,7 @@ afxdp_xsk_drain_tx(struct afxdp_xsk *xsk, struct afxdp_pool *pool)
         }
         xsk_ring_cons__release(&xsk->comp, n);
         afxdp_pool_put(pool, addrs, n);
-        xsk->tx_in_flight -= MIN(n, xsk->tx_in_flight);
+        afxdp_xsk_tx_completed(xsk, n);
         if (!n) {
             xnanosleep(1000 * 1000);
         }
@@ -560,4 +565,21 @@ afxdp_xsk_get_busy_poll(const struct afxdp_xsk *xsk,
     bp->prefer = prefer;
     bp->budget = xsk->busy_poll_budget;
     return 0;
+}
+
+/* Called by afxdp_xsk_tx_completed() when 'n' frames came back through the
+ * completion ring of 'xsk' while fewer were in flight, which cannot happen
+ * unless frames are accounted wrongly: counts the excess in the coverage
+ * counter 'afxdp_tx_overcompleted' and says so in the log.  The frames are
+ * back in the pool all the same: nothing is left in flight. */
+void
+afxdp_xsk_tx_overcompleted(struct afxdp_xsk *xsk, uint32_t n)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+    COVERAGE_ADD(afxdp_tx_overcompleted, n - xsk->tx_in_flight);
+    VLOG_WARN_RL(&rl, "queue %"PRIu32": %"PRIu32" frames came back through "
+                 "the completion ring but only %"PRIu32" were in flight",
+                 xsk->queue_id, n, xsk->tx_in_flight);
+    xsk->tx_in_flight = 0;
 }

@@ -39,6 +39,7 @@
 
 #include "afxdp-config.h"
 #include "netdev-afxdp-pool.h"
+#include "openvswitch/compiler.h"
 
 struct xsk_umem;
 
@@ -122,5 +123,19 @@ int afxdp_xsk_get_kernel_stats(const struct afxdp_xsk *,
                                struct xdp_statistics *);
 int afxdp_xsk_get_busy_poll(const struct afxdp_xsk *,
                             struct afxdp_busy_poll *);
+
+void afxdp_xsk_tx_overcompleted(struct afxdp_xsk *, uint32_t n);
+
+/* Records that 'n' frames sent on 'xsk' came back through its completion
+ * ring.  Called by the owner of the tx and completion rings. */
+static inline void
+afxdp_xsk_tx_completed(struct afxdp_xsk *xsk, uint32_t n)
+{
+    if (OVS_LIKELY(n <= xsk->tx_in_flight)) {
+        xsk->tx_in_flight -= n;
+    } else {
+        afxdp_xsk_tx_overcompleted(xsk, n);
+    }
+}
 
 #endif /* afxdp-xsk.h */

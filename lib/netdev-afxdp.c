@@ -903,20 +903,31 @@ afxdp_queue_dev_gone(struct netdev_afxdp_tx_lock *q)
 }
 
 /* Tops up the fill ring of 'q' after 'n_given' frames went to OVS, and
- * wakes the kernel up if it asked for it. */
+ * wakes the kernel up if it asked for it.  The 'n_recycle' frames in
+ * 'recycle' (NULL if 0), received but not given to OVS, go back to the fill
+ * ring first, or to the pool if it has no room for them. */
 static inline void
-afxdp_rxq_refill(struct netdev_afxdp_tx_lock *q, uint32_t n_given)
+afxdp_rxq_refill(struct netdev_afxdp_tx_lock *q, uint32_t n_given,
+                 const uint64_t recycle[], uint32_t n_recycle)
 {
     struct afxdp_xsk *xsk = q->xsk;
     uint64_t addrs[NETDEV_MAX_BURST * 2];
-    uint32_t n_free, n, idx = 0;
+    uint32_t n_free, n_reuse = 0, n, idx = 0;
 
     n_free = xsk_prod_nb_free(&xsk->fill, ARRAY_SIZE(addrs));
-    if (n_free < NETDEV_MAX_BURST && !n_given) {
+    if (n_free < NETDEV_MAX_BURST && !n_given && !n_recycle) {
         goto kick;
     }
     n_free = MIN(n_free, ARRAY_SIZE(addrs));
-    n = afxdp_pool_to_ovs(q->pool, n_given, addrs, n_free);
+    if (OVS_UNLIKELY(n_recycle)) {
+        n_reuse = MIN(n_recycle, n_free);
+        memcpy(addrs, recycle, n_reuse * sizeof *addrs);
+        if (n_reuse < n_recycle) {
+            afxdp_pool_put(q->pool, &recycle[n_reuse], n_recycle - n_reuse);
+        }
+    }
+    n = n_reuse + afxdp_pool_to_ovs(q->pool, n_given, &addrs[n_reuse],
+                                    n_free - n_reuse);
     if (n < n_free) {
         uint64_t starved;
 
@@ -1094,7 +1105,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
 
     n = xsk_ring_cons__peek(&xsk->rx, NETDEV_MAX_BURST, &idx);
     if (!n) {
-        afxdp_rxq_refill(q, 0);
+        afxdp_rxq_refill(q, 0, NULL, 0);
         if (qfill) {
             *qfill = 0;
         }
@@ -1127,8 +1138,9 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
 
         if (OVS_UNLIKELY(!afxdp_pool_rx_desc_ok(l, desc->addr, desc->len,
                                                 ETH_HEADER_LEN))) {
-            /* Dropped: a frame of ours goes back to the pool below; an
-             * address outside the UMEM is no frame at all. */
+            /* Dropped: a frame of ours goes back to the fill ring below,
+             * never through OVS; an address outside the UMEM is no frame
+             * at all. */
             if (desc->addr < l->area_size) {
                 bad[n_bad++] = afxdp_pool_frame_addr(l, desc->addr);
             } else {
@@ -1153,9 +1165,8 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     /* The release barrier in libxdp's release pairs with the kernel's
      * acquire of the rx consumer: we are done with the descriptors. */
     xsk_ring_cons__release(&xsk->rx, n);
-    afxdp_rxq_refill(q, n - n_outside);
+    afxdp_rxq_refill(q, n - n_bad - n_outside, bad, n_bad);
     if (OVS_UNLIKELY(n_bad || n_outside)) {
-        afxdp_pool_from_ovs(q->pool, bad, n_bad);
         afxdp_counter_add(&q->rx_drop_invalid, n_bad + n_outside);
         VLOG_WARN_RL(&rl, "%s: queue %"PRIu32": dropped %"PRIu32" "
                      "received descriptor(s) that describe no valid frame",
@@ -1234,7 +1245,7 @@ afxdp_txq_reap(struct netdev_afxdp_tx_lock *q)
         }
         xsk_ring_cons__release(&xsk->comp, n);
         afxdp_pool_put(q->pool, addrs, n);
-        xsk->tx_in_flight -= MIN(n, xsk->tx_in_flight);
+        afxdp_xsk_tx_completed(xsk, n);
     }
 }
 
@@ -1307,79 +1318,95 @@ afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
     return now;
 }
 
-/* Copies the packets of 'batch' into frames of 'q''s pool and sends them.
- * Does not free 'batch'. */
+/* Copies the 'n' packets in 'pkts' (at most NETDEV_MAX_BURST, each of
+ * them no larger than a frame) into frames of 'q''s pool and sends them.
+ * Each packet is either put on the tx ring or counted in one drop counter:
+ * ring full or no free frame. */
 static void
-afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
+afxdp_txq_send_burst(struct netdev_afxdp_tx_lock *q,
+                     struct dp_packet *pkts[], uint32_t n)
 {
     struct afxdp_xsk *xsk = q->xsk;
-    uint32_t cnt = dp_packet_batch_size(batch);
     uint64_t addrs[NETDEV_MAX_BURST];
-    uint32_t n_frames, n_room, n_sent = 0, idx = 0;
-    uint64_t bytes = 0, oversize = 0, now = 0;
-    struct dp_packet *packet;
+    uint32_t n_room, n_frames, idx = 0;
+    uint64_t bytes = 0, now = 0;
 
     afxdp_txq_reap(q);
+    if (!n) {
+        return;
+    }
 
-    n_room = xsk_prod_nb_free(&xsk->tx, cnt);
-    if (n_room < cnt) {
+    n_room = xsk_prod_nb_free(&xsk->tx, n);
+    if (n_room < n) {
         afxdp_txq_kick(q);
         afxdp_txq_reap(q);
-        n_room = xsk_prod_nb_free(&xsk->tx, cnt);
+        n_room = xsk_prod_nb_free(&xsk->tx, n);
     }
-    n_room = MIN(n_room, cnt);
+    n_room = MIN(n_room, n);
+    if (n_room < n) {
+        afxdp_counter_add(&q->tx_drop_ring_full, n - n_room);
+    }
     n_frames = afxdp_pool_get(q->pool, addrs, n_room);
     if (n_frames < n_room) {
         afxdp_counter_add(&q->tx_drop_no_frame, n_room - n_frames);
-    }
-    if (n_room < cnt) {
-        afxdp_counter_add(&q->tx_drop_ring_full, cnt - n_room);
     }
     if (!n_frames) {
         return;
     }
 
-    xsk_ring_prod__reserve(&xsk->tx, n_frames, &idx);
-    DP_PACKET_BATCH_FOR_EACH (j, packet, batch) {
-        uint32_t size = dp_packet_size(packet);
-        struct xdp_desc *desc;
+    /* Every slot reserved is submitted below.  The reserve cannot come
+     * short (we are the ring's only producer and found the room above),
+     * but if it did, the packets would be counted, not lost. */
+    if (OVS_UNLIKELY(xsk_ring_prod__reserve(&xsk->tx, n_frames, &idx)
+                     != n_frames)) {
+        afxdp_pool_put(q->pool, addrs, n_frames);
+        afxdp_counter_add(&q->tx_drop_ring_full, n_frames);
+        return;
+    }
+    for (uint32_t i = 0; i < n_frames; i++) {
+        struct xdp_desc *desc = xsk_ring_prod__tx_desc(&xsk->tx, idx + i);
+        uint32_t size = dp_packet_size(pkts[i]);
 
-        if (n_sent == n_frames) {
-            break;
-        }
-        if (OVS_UNLIKELY(size > q->frame_size)) {
-            oversize++;
-            continue;
-        }
-        desc = xsk_ring_prod__tx_desc(&xsk->tx, idx + n_sent);
-        desc->addr = addrs[n_sent];
+        desc->addr = addrs[i];
         desc->len = size;
         desc->options = 0;
-        memcpy(afxdp_pool_ptr(q->layout, addrs[n_sent]),
-               dp_packet_data(packet), size);
-        now = afxdp_tx_latency(q, packet, now);
+        memcpy(afxdp_pool_ptr(q->layout, addrs[i]), dp_packet_data(pkts[i]),
+               size);
+        now = afxdp_tx_latency(q, pkts[i], now);
         bytes += size;
-        n_sent++;
     }
-    if (n_sent < n_frames) {
-        /* Oversized packets left frames and reserved slots unused: the
-         * slots are the last ones, so submitting fewer gives them back. */
-        afxdp_pool_put(q->pool, &addrs[n_sent], n_frames - n_sent);
-        xsk->tx.cached_prod -= n_frames - n_sent;
+    /* Release barrier in submit pairs with the kernel's acquire of the tx
+     * producer: the descriptors and frame contents are visible. */
+    xsk_ring_prod__submit(&xsk->tx, n_frames);
+    xsk->tx_in_flight += n_frames;
+    afxdp_txq_kick(q);
+    afxdp_txq_reap(q);
+    afxdp_counter_add(&q->tx_packets, n_frames);
+    afxdp_counter_add(&q->tx_bytes, bytes);
+}
+
+/* Sends the packets of 'batch' on 'q', counting each one that cannot be
+ * sent in exactly one drop counter.  Does not free 'batch'. */
+static void
+afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
+{
+    struct dp_packet *pkts[NETDEV_MAX_BURST];
+    struct dp_packet *packet;
+    uint32_t n = 0, n_oversize = 0;
+
+    /* Packets larger than a frame are dropped before anything is reserved
+     * for the others: every packet passed on is sent or counted once. */
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        if (OVS_UNLIKELY(dp_packet_size(packet) > q->frame_size)) {
+            n_oversize++;
+        } else {
+            pkts[n++] = packet;
+        }
     }
-    if (oversize) {
-        afxdp_counter_add(&q->tx_drop_oversize, oversize);
+    if (OVS_UNLIKELY(n_oversize)) {
+        afxdp_counter_add(&q->tx_drop_oversize, n_oversize);
     }
-    if (n_sent) {
-        /* Release barrier in submit pairs with the kernel's acquire of the
-         * tx producer: the descriptors and frame contents are visible. */
-        xsk_ring_prod__submit(&xsk->tx, n_sent);
-        xsk->tx_in_flight += n_sent;
-        afxdp_txq_kick(q);
-        afxdp_txq_reap(q);
-        afxdp_counter_add(&q->tx_packets, n_sent);
-        afxdp_counter_add(&q->tx_bytes, bytes);
-    }
+    afxdp_txq_send_burst(q, pkts, n);
 }
 
 /* The lock is taken only when OVS shares the tx queue, which the thread
