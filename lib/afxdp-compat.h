@@ -64,4 +64,14 @@
 #define afxdp_odp_execute_init() ((void) 0)
 #endif
 
+/* Empties 'batch', whose packets the caller has sent or freed, keeping its
+ * storage.  From OVS 4.0 a batch may have grown past NETDEV_MAX_BURST onto
+ * the heap, and dp_packet_batch_init() would lose that array; before, init
+ * is the only way to empty one.  (The caller includes "dp-packet.h".) */
+#if AFXDP_OVS_BATCH_GROWS
+#define afxdp_batch_empty(BATCH) dp_packet_batch_reset(BATCH)
+#else
+#define afxdp_batch_empty(BATCH) dp_packet_batch_init(BATCH)
+#endif
+
 #endif /* afxdp-compat.h */

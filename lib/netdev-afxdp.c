@@ -73,6 +73,7 @@
 #include <sys/socket.h>
 #include <xdp/xsk.h>
 
+#include "afxdp-compat.h"
 #include "afxdp-config.h"
 #include "afxdp-port-private.h"
 #include "afxdp-xdp.h"
@@ -1223,7 +1224,7 @@ afxdp_free_batch(struct dp_packet_batch *batch)
     if (n) {
         afxdp_pool_from_ovs(cur, addrs, n);
     }
-    dp_packet_batch_init(batch);
+    afxdp_batch_empty(batch);
 }
 
 /* Returns to the pool the frames the kernel has finished sending. */
@@ -1386,7 +1387,10 @@ afxdp_txq_send_burst(struct netdev_afxdp_tx_lock *q,
 }
 
 /* Sends the packets of 'batch' on 'q', counting each one that cannot be
- * sent in exactly one drop counter.  Does not free 'batch'. */
+ * sent in exactly one drop counter.  Does not free 'batch'.  From OVS 4.0
+ * a batch can hold more than NETDEV_MAX_BURST packets (software
+ * segmentation of a TSO packet fills one): they go out in bursts of at
+ * most NETDEV_MAX_BURST. */
 static void
 afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
 {
@@ -1399,8 +1403,12 @@ afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
         if (OVS_UNLIKELY(dp_packet_size(packet) > q->frame_size)) {
             n_oversize++;
-        } else {
-            pkts[n++] = packet;
+            continue;
+        }
+        pkts[n++] = packet;
+        if (OVS_UNLIKELY(n == ARRAY_SIZE(pkts))) {
+            afxdp_txq_send_burst(q, pkts, n);
+            n = 0;
         }
     }
     if (OVS_UNLIKELY(n_oversize)) {
