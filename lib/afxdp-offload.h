@@ -32,11 +32,13 @@
  *     by its mark and runs the actions.
  * Anything else is refused (EOPNOTSUPP) and stays on the PMD.
  *
- * Threads and locks.  Flow API calls come from OVS's offload thread(s);
- * afxdp_offload_attach() and _detach() from the port's reconfigure and
- * destruct in the main thread, with the port's netdev mutex held.  Each
- * port's offload state has its own mutex, taken after the netdev mutex;
- * the global list of ports' states has a mutex taken before any port's.
+ * Threads and locks.  Puts, deletes and flushes come from OVS's offload
+ * thread(s) (up to 3.6) or our provider's (3.7+), flow counts from the
+ * revalidators; afxdp_offload_attach() and _detach() from the port's
+ * reconfigure and destruct in the main thread, with the port's netdev
+ * mutex held.  Each port's offload state has its own mutex, taken after
+ * the netdev mutex; the global list of ports' states has a mutex taken
+ * before any port's.
  *
  * Every refusal is counted (coverage afxdp_offload_refused_match,
  * _action, _space) and logged at DBG with the reason. */
