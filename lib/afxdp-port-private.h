@@ -136,6 +136,11 @@ struct afxdp_port {
 struct afxdp_port *afxdp_port_lookup(const struct netdev *);
 struct netdev **afxdp_port_ref_all(const char *name, size_t *n);
 char *afxdp_port_name_by_id(uint32_t id);
+
+struct smap;
+/* Adds what OVS's Linux class reports of any Linux device (driver name and
+ * version) to 'smap'. */
+void afxdp_port_linux_status(const struct netdev *, struct smap *);
 void afxdp_stats_register_commands(void);
 
 #endif /* afxdp-port-private.h */

@@ -29,7 +29,6 @@
 
 #include "afxdp-port-private.h"
 #include "netdev-afxdp.h"
-#include "netdev-linux-private.h"
 #include "netdev-provider.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
@@ -419,7 +418,7 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *smap)
     }
     /* Driver name and version, as for any Linux device that exists. */
     if (!gone) {
-        netdev_linux_get_status(netdev, smap);
+        afxdp_port_linux_status(netdev, smap);
     }
     if (port) {
         ovs_mutex_lock(port->mutex);

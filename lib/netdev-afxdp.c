@@ -105,6 +105,7 @@ VLOG_DEFINE_THIS_MODULE(netdev_afxdp);
 COVERAGE_DEFINE(afxdp_frames_lost);
 COVERAGE_DEFINE(afxdp_rx_wakeup);
 COVERAGE_DEFINE(afxdp_tx_wakeup);
+COVERAGE_DEFINE(afxdp_tx_burst_split);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
@@ -186,6 +187,12 @@ afxdp_port_name_by_id(uint32_t id)
     }
     ovs_mutex_unlock(&afxdp_ports_mutex);
     return name;
+}
+
+void
+afxdp_port_linux_status(const struct netdev *netdev, struct smap *smap)
+{
+    netdev_linux_get_status(netdev, smap);
 }
 
 /* The netdev_class 'init' of both afxdp classes.  Called once per class
@@ -1407,6 +1414,7 @@ afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
         }
         pkts[n++] = packet;
         if (OVS_UNLIKELY(n == ARRAY_SIZE(pkts))) {
+            COVERAGE_INC(afxdp_tx_burst_split);
             afxdp_txq_send_burst(q, pkts, n);
             n = 0;
         }
