@@ -43,6 +43,10 @@
 struct netdev;
 struct netdev_class;
 
+/* Bytes the kernel keeps in front of a received packet in its frame
+ * (XDP_PACKET_HEADROOM), which also leaves OVS room to push headers. */
+#define AFXDP_RX_HEADROOM 256
+
 /* State of one queue of a port.  See the comment at the top. */
 struct netdev_afxdp_tx_lock {
     PADDED_MEMBERS(CACHE_LINE_SIZE,
@@ -141,6 +145,11 @@ struct smap;
 /* Adds what OVS's Linux class reports of any Linux device (driver name and
  * version) to 'smap'. */
 void afxdp_port_linux_status(const struct netdev *, struct smap *);
+
+/* The queues of afxdp 'netdev' (its 'tx_locks' array), or NULL before its
+ * first reconfigure.  For the fast path, which must not use the array
+ * while reconfigure replaces it (OVS guarantees that). */
+struct netdev_afxdp_tx_lock *afxdp_port_queues(const struct netdev *);
 void afxdp_stats_register_commands(void);
 
 #endif /* afxdp-port-private.h */

@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* The receive and send fast paths of afxdp ports: the PMD (or main)
+ * thread's rxq_recv and any thread's batch_send, and the return of UMEM
+ * frames that OVS frees.  No syscall but the need-wakeup kick, no
+ * allocation, no unrate-limited log.  The per-queue state they use,
+ * 'struct netdev_afxdp_tx_lock', is described in afxdp-port-private.h and
+ * at the top of lib/netdev-afxdp.c. */
+
+#include <config.h>
+
+#include "netdev-afxdp.h"
+
+#include <dirent.h>
+#include <time.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <errno.h>
+#include <linux/if_xdp.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <xdp/xsk.h>
+
+#include "afxdp-compat.h"
+#include "afxdp-config.h"
+#include "afxdp-port-private.h"
+#include "afxdp-xdp.h"
+#include "afxdp-xsk.h"
+#include "coverage.h"
+#include "dirs.h"
+#include "dp-packet.h"
+#include "fatal-signal.h"
+#include "netdev-afxdp-pool.h"
+#include "timeval.h"
+#include "netdev-provider.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/list.h"
+#include "openvswitch/shash.h"
+#include "openvswitch/thread.h"
+#include "openvswitch/vlog.h"
+#include "ovs-atomic.h"
+#include "packets.h"
+#include "rtnetlink.h"
+#include "socket-util.h"
+#include "smap.h"
+#include "unixctl.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(afxdp_rxtx);
+
+COVERAGE_DEFINE(afxdp_rx_wakeup);
+COVERAGE_DEFINE(afxdp_tx_wakeup);
+COVERAGE_DEFINE(afxdp_tx_burst_split);
+
+static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+/* True if the device of the port of 'q' is gone (see "Device removal" at
+ * the top).  Set by the main thread, read by the queue's users. */
+static inline bool
+afxdp_queue_dev_gone(struct netdev_afxdp_tx_lock *q)
+{
+    bool gone;
+
+    atomic_read_relaxed(&q->dev_gone, &gone);
+    return gone;
+}
+
+/* Tops up the fill ring of 'q' after 'n_given' frames went to OVS, and
+ * wakes the kernel up if it asked for it.  The 'n_recycle' frames in
+ * 'recycle' (NULL if 0), received but not given to OVS, go back to the fill
+ * ring first, or to the pool if it has no room for them. */
+static inline void
+afxdp_rxq_refill(struct netdev_afxdp_tx_lock *q, uint32_t n_given,
+                 const uint64_t recycle[], uint32_t n_recycle)
+{
+    struct afxdp_xsk *xsk = q->xsk;
+    uint64_t addrs[NETDEV_MAX_BURST * 2];
+    uint32_t n_free, n_reuse = 0, n, idx = 0;
+
+    n_free = xsk_prod_nb_free(&xsk->fill, ARRAY_SIZE(addrs));
+    if (n_free < NETDEV_MAX_BURST && !n_given && !n_recycle) {
+        goto kick;
+    }
+    n_free = MIN(n_free, ARRAY_SIZE(addrs));
+    if (OVS_UNLIKELY(n_recycle)) {
+        n_reuse = MIN(n_recycle, n_free);
+        memcpy(addrs, recycle, n_reuse * sizeof *addrs);
+        if (n_reuse < n_recycle) {
+            afxdp_pool_put(q->pool, &recycle[n_reuse], n_recycle - n_reuse);
+        }
+    }
+    n = n_reuse + afxdp_pool_to_ovs(q->pool, n_given, &addrs[n_reuse],
+                                    n_free - n_reuse);
+    if (n < n_free) {
+        uint64_t starved;
+
+        atomic_read_relaxed(&q->rx_fill_starved, &starved);
+        atomic_store_relaxed(&q->rx_fill_starved, starved + 1);
+    }
+    if (n) {
+        /* Reserve cannot fail: we are the only producer and checked the
+         * free space above. */
+        xsk_ring_prod__reserve(&xsk->fill, n, &idx);
+        for (uint32_t i = 0; i < n; i++) {
+            *xsk_ring_prod__fill_addr(&xsk->fill, idx + i) = addrs[i];
+            if (q->hints) {
+                /* No stale bytes may pass for a hints id: a frame the
+                 * program wrote no hints into reads as id 0 ("void" in
+                 * BTF), which no layout has. */
+                memset(afxdp_pool_ptr(q->layout, addrs[i]
+                                      + AFXDP_RX_HEADROOM - 4), 0, 4);
+            }
+        }
+        /* The release barrier in submit (libxdp) pairs with the kernel's
+         * acquire of the fill producer: it sees our addresses first. */
+        xsk_ring_prod__submit(&xsk->fill, n);
+    }
+
+kick:
+    if ((!n_given && xsk->busy_poll)
+        || (xsk->need_wakeup && xsk_ring_prod__needs_wakeup(&xsk->fill))) {
+        /* Busy polling: the kernel runs the queue's NAPI in this call. */
+        COVERAGE_INC(afxdp_rx_wakeup);
+        recvfrom(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+    }
+}
+
+static inline void
+afxdp_counter_add(atomic_uint64_t *c, uint64_t n)
+{
+    uint64_t v;
+
+    /* Single writer (the queue's owner): no read-modify-write atomic. */
+    atomic_read_relaxed(c, &v);
+    atomic_store_relaxed(c, v + n);
+}
+
+/* Fills 'key' with the addresses, protocol and ports of the packet
+ * 'packet_' (a struct dp_packet), as far as its headers go.  Called only
+ * when a flow gets a slot in a latency table. */
+static void
+afxdp_flow_key_fill(const void *packet_, struct afxdp_latency_flow_key *key)
+{
+    const struct dp_packet *packet = packet_;
+    const uint8_t *p = dp_packet_data(packet);
+    size_t len = dp_packet_size(packet), off = ETH_HEADER_LEN, l4 = 0;
+    uint16_t type;
+
+    memset(key, 0, sizeof *key);
+    if (len < ETH_HEADER_LEN) {
+        return;
+    }
+    type = (p[12] << 8) | p[13];
+    for (int i = 0; i < 2 && (type == ETH_TYPE_VLAN_8021Q
+                              || type == ETH_TYPE_VLAN_8021AD); i++) {
+        if (len < off + VLAN_HEADER_LEN) {
+            return;
+        }
+        type = (p[off + 2] << 8) | p[off + 3];
+        off += VLAN_HEADER_LEN;
+    }
+    if (type == ETH_TYPE_IP && len >= off + IP_HEADER_LEN) {
+        const uint8_t *ip = p + off;
+
+        in6_addr_set_mapped_ipv4(&key->src, get_16aligned_be32(
+            ALIGNED_CAST(const ovs_16aligned_be32 *, ip + 12)));
+        in6_addr_set_mapped_ipv4(&key->dst, get_16aligned_be32(
+            ALIGNED_CAST(const ovs_16aligned_be32 *, ip + 16)));
+        key->proto = ip[9];
+        if (!(((ip[6] << 8) | ip[7]) & 0x1fff)) {   /* Not a later frag. */
+            l4 = off + (ip[0] & 0xf) * 4;
+        }
+    } else if (type == ETH_TYPE_IPV6 && len >= off + IPV6_HEADER_LEN) {
+        const uint8_t *ip6 = p + off;
+
+        memcpy(&key->src, ip6 + 8, sizeof key->src);
+        memcpy(&key->dst, ip6 + 24, sizeof key->dst);
+        key->proto = ip6[6];
+        l4 = off + IPV6_HEADER_LEN;
+    } else {
+        return;
+    }
+    if (l4 && len >= l4 + 4
+        && (key->proto == IPPROTO_TCP || key->proto == IPPROTO_UDP
+            || key->proto == IPPROTO_SCTP)) {
+        memcpy(&key->src_port, p + l4, 2);
+        memcpy(&key->dst_port, p + l4 + 2, 2);
+    }
+}
+
+/* Counts of one receive batch's hints, and its current run of packets of
+ * one flow for the per-flow latency table. */
+struct afxdp_rx_hints_batch {
+    uint32_t n_hints, n_missing, n_hash;
+    struct afxdp_latency_flow_run run;
+};
+
+/* Decodes the XDP hints in front of the frame at 'addr' (frame 'frame'),
+ * received as 'xp': records the kernel to PMD latency, keeps the timestamp
+ * with the frame for the egress port, and gives OVS the RSS hash. */
+static inline void
+afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet_afxdp *xp,
+               uint64_t addr, uint64_t frame, uint64_t now,
+               struct afxdp_rx_hints_batch *hb)
+{
+    const struct afxdp_pool_layout *l = q->layout;
+    uint64_t *ts = &afxdp_pool_frame(xp)->rx_ts;
+    struct xdp_hints_values v;
+
+    if (!xdp_hints_decode(q->hints, afxdp_pool_ptr(l, addr), addr - frame,
+                          &v)) {
+        hb->n_missing++;
+        *ts = 0;
+        return;
+    }
+    hb->n_hints++;
+    if (xdp_hints_clock(&v) == XDP_HINTS_CLOCK_MONOTONIC) {
+        int64_t delta = now - v.rx_timestamp;
+
+        if (afxdp_latency_record(q->k2p, delta) && xdp_hints_has_hash(&v)) {
+            afxdp_latency_flow_run_add(q->flows, &hb->run,
+                                       afxdp_flow_key_fill, v.rx_hash,
+                                       &xp->packet, delta);
+        }
+        *ts = v.rx_timestamp;
+    } else {
+        *ts = 0;
+    }
+    if (xdp_hints_has_hash(&v)) {
+        dp_packet_set_rss_hash(&xp->packet, v.rx_hash);
+        hb->n_hash++;
+    }
+    if (xdp_hints_has_mark(&v)) {
+        /* Partially offloaded flow: the PMD finds it by its mark. */
+        dp_packet_set_flow_mark(&xp->packet, v.flow_mark);
+    }
+}
+
+int
+netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
+                      int *qfill)
+{
+    struct netdev_afxdp_tx_lock *queues = afxdp_port_queues(rxq_->netdev);
+    struct netdev_afxdp_tx_lock *q;
+    const struct afxdp_pool_layout *l;
+    struct afxdp_rx_hints_batch hb = { .n_hints = 0 };
+    uint64_t bad[NETDEV_MAX_BURST];
+    uint32_t n, idx, n_bad = 0, n_outside = 0;
+    struct afxdp_xsk *xsk;
+    uint64_t bytes = 0, now;
+
+    if (OVS_UNLIKELY(!queues || rxq_->queue_id >= rxq_->netdev->n_rxq)) {
+        return EAGAIN;
+    }
+    q = &queues[rxq_->queue_id];
+    xsk = q->xsk;
+    l = q->layout;
+
+    if (OVS_UNLIKELY(afxdp_queue_dev_gone(q))) {
+        /* The kernel unbound the socket: nothing comes, and waking it up
+         * would only fail. */
+        if (qfill) {
+            *qfill = 0;
+        }
+        return EAGAIN;
+    }
+
+    n = xsk_ring_cons__peek(&xsk->rx, NETDEV_MAX_BURST, &idx);
+    if (!n) {
+        afxdp_rxq_refill(q, 0, NULL, 0);
+        if (qfill) {
+            *qfill = 0;
+        }
+        return EAGAIN;
+    }
+
+    /* Start fetching the frames, and their XDP hints in the cache line
+     * before each: in copy mode the kernel wrote them on another CPU, and
+     * waiting for each line as the loop below reaches it costs a cache
+     * miss per line.  (Here, not in a helper: GCC finds a helper that only
+     * prefetches free of side effects and drops the call.) */
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t addr = xsk_ring_cons__rx_desc(&xsk->rx, idx + i)->addr;
+
+        if (OVS_LIKELY(addr < l->area_size)) {
+            const uint8_t *data = afxdp_pool_ptr(l, addr);
+
+            if (q->hints) {
+                OVS_PREFETCH(data - sizeof(uint32_t));
+            }
+            OVS_PREFETCH(data);
+        }
+    }
+    now = q->hints ? afxdp_clock_now(&q->rx_clock) : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct xdp_desc *desc = xsk_ring_cons__rx_desc(&xsk->rx,
+                                                             idx + i);
+        struct dp_packet_afxdp *xp;
+        uint64_t frame;
+
+        if (OVS_UNLIKELY(!afxdp_pool_rx_desc_ok(l, desc->addr, desc->len,
+                                                ETH_HEADER_LEN))) {
+            /* Dropped: a frame of ours goes back to the fill ring below,
+             * never through OVS; an address outside the UMEM is no frame
+             * at all. */
+            if (desc->addr < l->area_size) {
+                bad[n_bad++] = afxdp_pool_frame_addr(l, desc->addr);
+            } else {
+                n_outside++;
+            }
+            continue;
+        }
+        xp = afxdp_pool_packet(l, desc->addr);
+        frame = afxdp_pool_frame_addr(l, desc->addr);
+        dp_packet_use_afxdp(&xp->packet, afxdp_pool_ptr(l, desc->addr),
+                            q->frame_size, desc->addr - frame);
+        dp_packet_set_size(&xp->packet, desc->len);
+        if (q->hints) {
+            afxdp_rx_hints(q, xp, desc->addr, frame, now, &hb);
+        } else {
+            /* No timestamp left from the frame's previous use. */
+            afxdp_pool_frame(xp)->rx_ts = 0;
+        }
+        dp_packet_batch_add(batch, &xp->packet);
+        bytes += desc->len;
+    }
+    /* The release barrier in libxdp's release pairs with the kernel's
+     * acquire of the rx consumer: we are done with the descriptors. */
+    xsk_ring_cons__release(&xsk->rx, n);
+    afxdp_rxq_refill(q, n - n_bad - n_outside, bad, n_bad);
+    if (OVS_UNLIKELY(n_bad || n_outside)) {
+        afxdp_counter_add(&q->rx_drop_invalid, n_bad + n_outside);
+        VLOG_WARN_RL(&rl, "%s: queue %"PRIu32": dropped %"PRIu32" "
+                     "received descriptor(s) that describe no valid frame",
+                     netdev_get_name(rxq_->netdev), xsk->queue_id,
+                     n_bad + n_outside);
+        n -= n_bad + n_outside;
+    }
+
+    afxdp_counter_add(&q->rx_packets, n);
+    afxdp_counter_add(&q->rx_bytes, bytes);
+    if (q->hints) {
+        /* The packets are still as received: the run's first one can
+         * still label its flow. */
+        afxdp_latency_flow_run_flush(q->flows, &hb.run, afxdp_flow_key_fill);
+        afxdp_counter_add(&q->rx_hints, hb.n_hints);
+        afxdp_counter_add(&q->rx_hints_missing, hb.n_missing);
+        afxdp_counter_add(&q->rx_hash_from_hints, hb.n_hash);
+    }
+    if (qfill) {
+        *qfill = xsk_cons_nb_avail(&xsk->rx, UINT32_MAX);
+    }
+    return n ? 0 : EAGAIN;
+}
+
+/* Returns to their pools, a pool at a time, the frames of the AF_XDP
+ * packets of 'batch', and frees the other packets. */
+static void
+afxdp_free_batch(struct dp_packet_batch *batch)
+{
+    struct afxdp_pool *cur = NULL;
+    uint64_t addrs[NETDEV_MAX_BURST];
+    uint32_t n = 0;
+    struct dp_packet *packet;
+
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        struct dp_packet_afxdp *xp;
+        struct afxdp_pool *pool;
+
+        if (packet->source != DPBUF_AFXDP) {
+            dp_packet_delete(packet);
+            continue;
+        }
+        xp = CONTAINER_OF(packet, struct dp_packet_afxdp, packet);
+        pool = afxdp_pool_from_umem_pool(xp->mpool);
+        if (pool != cur || n == ARRAY_SIZE(addrs)) {
+            if (n) {
+                afxdp_pool_from_ovs(cur, addrs, n);
+            }
+            cur = pool;
+            n = 0;
+        }
+        addrs[n++] = afxdp_pool_packet_addr(afxdp_pool_layout(pool), xp);
+    }
+    if (n) {
+        afxdp_pool_from_ovs(cur, addrs, n);
+    }
+    afxdp_batch_empty(batch);
+}
+
+/* Returns to the pool the frames the kernel has finished sending. */
+static inline void
+afxdp_txq_reap(struct netdev_afxdp_tx_lock *q)
+{
+    struct afxdp_xsk *xsk = q->xsk;
+    uint64_t addrs[NETDEV_MAX_BURST * 2];
+    uint32_t n, idx;
+
+    while (xsk->tx_in_flight) {
+        n = xsk_ring_cons__peek(&xsk->comp, ARRAY_SIZE(addrs), &idx);
+        if (!n) {
+            break;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            addrs[i] = afxdp_pool_frame_addr(
+                q->layout, *xsk_ring_cons__comp_addr(&xsk->comp, idx + i));
+        }
+        xsk_ring_cons__release(&xsk->comp, n);
+        afxdp_pool_put(q->pool, addrs, n);
+        afxdp_xsk_tx_completed(xsk, n);
+    }
+}
+
+/* Asks the kernel to send what is on the tx ring of 'q'. */
+static inline void
+afxdp_txq_kick(struct netdev_afxdp_tx_lock *q)
+{
+    struct afxdp_xsk *xsk = q->xsk;
+
+    /* Copy mode sends only from sendto(); zero-copy drivers say through
+     * need_wakeup whether they need it. */
+    if (xsk->zero_copy && xsk->need_wakeup
+        && !xsk_ring_prod__needs_wakeup(&xsk->tx)) {
+        return;
+    }
+    COVERAGE_INC(afxdp_tx_wakeup);
+    if (sendto(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0) {
+        int error = errno;
+
+        /* EAGAIN, EBUSY, ENOBUFS: the kernel is busy, what is on the ring
+         * goes with the next kick.  ENETDOWN: the device is down.  ENXIO:
+         * the device is gone, and the port is about to hear of it (see
+         * "Device removal" at the top). */
+        if (error != EAGAIN && error != EBUSY && error != ENOBUFS
+            && error != ENETDOWN && error != ENXIO) {
+            afxdp_counter_add(&q->tx_kick_errors, 1);
+            VLOG_WARN_RL(&rl, "queue %"PRIu32": AF_XDP tx kick failed: %s",
+                         xsk->queue_id, ovs_strerror(error));
+        }
+    }
+}
+
+/* Records the ingress to egress latency of 'packet', about to go on the
+ * tx ring of 'q' at 'now' (0: not read yet, read on first use), if it came
+ * from an afxdp port with an XDP hints timestamp.  Returns 'now'. */
+static inline uint64_t
+afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
+                 uint64_t now)
+{
+    const struct afxdp_pool_frame *f;
+    uint64_t ts;
+
+    if (packet->source != DPBUF_AFXDP) {
+        return now;
+    }
+    f = afxdp_pool_frame(CONTAINER_OF(packet, struct dp_packet_afxdp,
+                                      packet));
+    ts = f->rx_ts;
+    if (!ts) {
+        return now;
+    }
+    now = now ? now : afxdp_clock_now(&q->tx_clock);
+    for (int i = 0; i < AFXDP_MAX_PAIRS; i++) {
+        struct afxdp_pair *pair = &q->pairs[i];
+        uint32_t ingress;
+
+        atomic_read_relaxed(&pair->ingress, &ingress);
+        if (!ingress) {
+            /* Single writer: claim the slot; readers see it once set. */
+            atomic_store_explicit(&pair->ingress, f->owner,
+                                  memory_order_release);
+            ingress = f->owner;
+        }
+        if (ingress == f->owner) {
+            afxdp_latency_record(&pair->hist, (int64_t) (now - ts));
+            return now;
+        }
+    }
+    afxdp_counter_add(&q->tx_pairs_full, 1);
+    return now;
+}
+
+/* Copies the 'n' packets in 'pkts' (at most NETDEV_MAX_BURST, each of
+ * them no larger than a frame) into frames of 'q''s pool and sends them.
+ * Each packet is either put on the tx ring or counted in one drop counter:
+ * ring full or no free frame. */
+static void
+afxdp_txq_send_burst(struct netdev_afxdp_tx_lock *q,
+                     struct dp_packet *pkts[], uint32_t n)
+{
+    struct afxdp_xsk *xsk = q->xsk;
+    uint64_t addrs[NETDEV_MAX_BURST];
+    uint32_t n_room, n_frames, idx = 0;
+    uint64_t bytes = 0, now = 0;
+
+    afxdp_txq_reap(q);
+    if (!n) {
+        return;
+    }
+
+    n_room = xsk_prod_nb_free(&xsk->tx, n);
+    if (n_room < n) {
+        afxdp_txq_kick(q);
+        afxdp_txq_reap(q);
+        n_room = xsk_prod_nb_free(&xsk->tx, n);
+    }
+    n_room = MIN(n_room, n);
+    if (n_room < n) {
+        afxdp_counter_add(&q->tx_drop_ring_full, n - n_room);
+    }
+    n_frames = afxdp_pool_get(q->pool, addrs, n_room);
+    if (n_frames < n_room) {
+        afxdp_counter_add(&q->tx_drop_no_frame, n_room - n_frames);
+    }
+    if (!n_frames) {
+        return;
+    }
+
+    /* Every slot reserved is submitted below.  The reserve cannot come
+     * short (we are the ring's only producer and found the room above),
+     * but if it did, the packets would be counted, not lost. */
+    if (OVS_UNLIKELY(xsk_ring_prod__reserve(&xsk->tx, n_frames, &idx)
+                     != n_frames)) {
+        afxdp_pool_put(q->pool, addrs, n_frames);
+        afxdp_counter_add(&q->tx_drop_ring_full, n_frames);
+        return;
+    }
+    for (uint32_t i = 0; i < n_frames; i++) {
+        struct xdp_desc *desc = xsk_ring_prod__tx_desc(&xsk->tx, idx + i);
+        uint32_t size = dp_packet_size(pkts[i]);
+
+        desc->addr = addrs[i];
+        desc->len = size;
+        desc->options = 0;
+        memcpy(afxdp_pool_ptr(q->layout, addrs[i]), dp_packet_data(pkts[i]),
+               size);
+        now = afxdp_tx_latency(q, pkts[i], now);
+        bytes += size;
+    }
+    /* Release barrier in submit pairs with the kernel's acquire of the tx
+     * producer: the descriptors and frame contents are visible. */
+    xsk_ring_prod__submit(&xsk->tx, n_frames);
+    xsk->tx_in_flight += n_frames;
+    afxdp_txq_kick(q);
+    afxdp_txq_reap(q);
+    afxdp_counter_add(&q->tx_packets, n_frames);
+    afxdp_counter_add(&q->tx_bytes, bytes);
+}
+
+/* Sends the packets of 'batch' on 'q', counting each one that cannot be
+ * sent in exactly one drop counter.  Does not free 'batch'.  From OVS 4.0
+ * a batch can hold more than NETDEV_MAX_BURST packets (software
+ * segmentation of a TSO packet fills one): they go out in bursts of at
+ * most NETDEV_MAX_BURST. */
+static void
+afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
+{
+    struct dp_packet *pkts[NETDEV_MAX_BURST];
+    struct dp_packet *packet;
+    uint32_t n = 0, n_oversize = 0;
+
+    /* Packets larger than a frame are dropped before anything is reserved
+     * for the others: every packet passed on is sent or counted once. */
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        if (OVS_UNLIKELY(dp_packet_size(packet) > q->frame_size)) {
+            n_oversize++;
+            continue;
+        }
+        pkts[n++] = packet;
+        if (OVS_UNLIKELY(n == ARRAY_SIZE(pkts))) {
+            COVERAGE_INC(afxdp_tx_burst_split);
+            afxdp_txq_send_burst(q, pkts, n);
+            n = 0;
+        }
+    }
+    if (OVS_UNLIKELY(n_oversize)) {
+        afxdp_counter_add(&q->tx_drop_oversize, n_oversize);
+    }
+    afxdp_txq_send_burst(q, pkts, n);
+}
+
+/* The lock is taken only when OVS shares the tx queue, which the thread
+ * safety analysis cannot follow. */
+int
+netdev_afxdp_batch_send(struct netdev *netdev, int qid,
+                        struct dp_packet_batch *batch, bool concurrent_txq)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    struct netdev_afxdp_tx_lock *queues = afxdp_port_queues(netdev);
+    struct netdev_afxdp_tx_lock *q;
+
+    if (OVS_UNLIKELY(!queues || !netdev->n_txq)) {
+        afxdp_free_batch(batch);
+        return 0;
+    }
+    q = &queues[qid % netdev->n_txq];
+    if (concurrent_txq) {
+        ovs_spin_lock(&q->lock);
+    }
+    if (OVS_UNLIKELY(afxdp_queue_dev_gone(q))) {
+        afxdp_counter_add(&q->tx_drop_no_device,
+                          dp_packet_batch_size(batch));
+    } else {
+        afxdp_txq_send(q, batch);
+    }
+    if (concurrent_txq) {
+        ovs_spin_unlock(&q->lock);
+    }
+    afxdp_free_batch(batch);
+    return 0;
+}
+
+void
+free_afxdp_buf(struct dp_packet *p)
+{
+    struct dp_packet_afxdp *xp = CONTAINER_OF(p, struct dp_packet_afxdp,
+                                              packet);
+    struct afxdp_pool *pool = afxdp_pool_from_umem_pool(xp->mpool);
+    uint64_t addr = afxdp_pool_packet_addr(afxdp_pool_layout(pool), xp);
+
+    afxdp_pool_from_ovs(pool, &addr, 1);
+}
