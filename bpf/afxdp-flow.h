@@ -47,26 +47,48 @@
  * bucket is full (and a flow refused, to stay on the PMD) only for keys
  * chosen to collide, which the random seed makes hard.
  *
- * Update protocol (userspace), so that the program never uses a mask or an
- * entry that is being rewritten:
- * - a slot's mask is written only while the slot is not in 'order' and has
- *   not been in it for at least a millisecond (far longer than a run of
- *   the program); flows of a slot are added before the slot enters 'order'
- *   and removed after it leaves;
- * - a flow is added by writing its entry and zeroing its counters under
- *   an id that no bucket names and none has named for a millisecond, then
- *   its way in its bucket with tag 0 and the id, then the tag; it is
- *   removed by writing tag 0 in its way.  Userspace maps the buckets into
- *   its memory (the array is BPF_F_MMAPABLE) and writes each of these
- *   fields with one 32-bit store, ordered after the stores before it, so
- *   that a lookup reading a bucket meanwhile sees each field old or new,
- *   never torn;
+ * Update protocol.  The program reads these maps without locks, and a run
+ * may be preempted in the middle (on PREEMPT_RT, where NAPI runs in
+ * threads, for as long as the scheduler likes), so nothing it may still be
+ * reading is ever rewritten in place:
+ * - new things go into places that no run can reach (a mask slot out of
+ *   'order', a flow id that no bucket names); userspace writes them there,
+ *   then makes them reachable with one store of a single word: a byte of
+ *   'order', or a bucket's way (tag and id in one 64-bit word);
+ * - what leaves the tables (a slot out of 'order', a way emptied) is
+ *   rewritten only after a grace period that started once it had left:
+ *   the kernel runs every XDP program inside an RCU read-side critical
+ *   section (NAPI's bh-disabled section, preemptible but still an RCU
+ *   reader on PREEMPT_RT; rcu_read_lock() for generic XDP), and userspace
+ *   waits for an RCU grace period through the kernel
+ *   (lib/afxdp-flow-table.h, "Grace periods").  So a run that read the old
+ *   thing has ended before it changes; time alone proves nothing;
+ * - a slot that left 'order' may come back with the same mask without
+ *   waiting: its mask did not change;
+ * - 'order[0..n_masks)' names slots in use, and every byte past it is
+ *   AFXDP_FLOW_ORDER_END, at which the program stops: a run reading
+ *   'n_masks' and 'order' while they change (a slot added or removed, the
+ *   order ranked) sees each byte old or new, hence slots that are in use or
+ *   within their grace period, or the end;
+ * - the ways are written through a mapping of 'afxdp_flow_buckets' (a
+ *   BPF_F_MMAPABLE array) with 64-bit release stores; the entries, masks
+ *   and counters with bpf_map_update_elem(), which copies a value without
+ *   any atomicity, hence only where no run looks;
  * - 'seed' does not change while there are flows.
- * A program run that reads the tables while they are being rewritten can
- * only miss, or find a flow that is being added or removed: the frame then
- * goes to the PMD, or through a flow that is in OVS's datapath at that
- * time, which is always correct.  Reordering 'order' alone (ranking) is
- * safe for the same reason.
+ * Barriers.  Writer: a release store of a way orders the entry and
+ * counters written before it (by earlier bpf() calls of the same thread)
+ * before the way; a full fence before each update of 'afxdp_flow_masks'
+ * orders a slot's mask, written by an earlier update, before the byte of
+ * 'order' that names it.  Reader: what it reads through an index depends
+ * on the load of that index (the entry's address on the way, the slot's
+ * mask and words on the byte of 'order'), which orders them after it on
+ * every CPU but Alpha (an address dependency; BPF has a load-acquire only
+ * from Linux 6.15, which clang 14 cannot emit, and needs none here).  Each
+ * pairs with the writer's barrier just above.
+ * A run that reads the tables while they change can only miss, or find a
+ * flow that is being added or removed, whole: the frame then goes to the
+ * PMD, or through a flow that is in OVS's datapath at that time, which is
+ * always correct.  Never a key of one flow with the actions of another.
  *
  * Plain C, no kernel or OVS headers beyond <linux/types.h>. */
 #ifndef AFXDP_FLOW_H
@@ -81,6 +103,7 @@
 #define AFXDP_FLOW_MAX_ACTIONS 4    /* Actions per flow. */
 #define AFXDP_FLOW_MAX_EGRESS 256   /* Devices flows of a port output to. */
 #define AFXDP_FLOW_KEY_WORDS 8      /* 64-bit words in a key. */
+#define AFXDP_FLOW_ORDER_END 0xff   /* In 'order' past 'n_masks'. */
 
 /* Bits of 'nw_frag', as OVS's FLOW_NW_FRAG_*. */
 #define AFXDP_FLOW_FRAG_ANY   (1u << 0)   /* A fragment. */
@@ -136,7 +159,8 @@ struct afxdp_flow_slot {
 /* The mask table, the one entry of the ARRAY map 'afxdp_flow_masks'. */
 struct afxdp_flow_masks {
     __u32 n_masks;                          /* Slots in 'order'. */
-    __u8 order[AFXDP_FLOW_MAX_MASKS];       /* Slots to try, in order. */
+    __u8 order[AFXDP_FLOW_MAX_MASKS];       /* Slots to try, in order,
+                                             * then AFXDP_FLOW_ORDER_END. */
     __u32 pad;
     __u64 seed;                             /* Of afxdp_flow_hash(). */
     struct afxdp_flow_slot slots[AFXDP_FLOW_MAX_MASKS];
@@ -210,12 +234,33 @@ struct afxdp_flow_counts {
     __u16 pad[3];
 };
 
-/* Value of the array 'afxdp_flow_buckets': a cache line of ways, each a
- * tag and a flow id.  Userspace writes each field with one store. */
+/* Value of the array 'afxdp_flow_buckets': a cache line of ways.  A way
+ * is a tag (its low 32 bits; 0: the way is empty) and a flow id (its high
+ * 32 bits), in one word that userspace writes with one store and the
+ * program reads with one load, so that a run never pairs one flow's tag
+ * with another's id. */
 struct afxdp_flow_bucket {
-    __u32 tag[AFXDP_FLOW_BUCKET_WAYS];  /* 0: the way is empty. */
-    __u32 id[AFXDP_FLOW_BUCKET_WAYS];   /* Flow ids. */
+    __u64 way[AFXDP_FLOW_BUCKET_WAYS];
 };
+
+/* A way with 'tag' and 'id', and its parts. */
+static inline __attribute__((always_inline)) __u64
+afxdp_flow_way(__u32 tag, __u32 id)
+{
+    return tag | (__u64) id << 32;
+}
+
+static inline __attribute__((always_inline)) __u32
+afxdp_flow_way_tag(__u64 way)
+{
+    return (__u32) way;
+}
+
+static inline __attribute__((always_inline)) __u32
+afxdp_flow_way_id(__u64 way)
+{
+    return way >> 32;
+}
 
 /* Hash of the lookup key 'w' of 'n' words, with 'seed'.  Its low bits pick
  * the bucket (afxdp_flow_bucket_of()), its high half is the tag

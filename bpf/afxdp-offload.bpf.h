@@ -282,7 +282,9 @@ static __always_inline int afxdp_parse(struct xdp_md *ctx, __u64 *kw,
 /* Finds the flow whose lookup key is the 'n' words of 'c' (a constant),
  * hashed with 'seed': its entry, and its id in '*id'; or NULL.  Userspace
  * never puts two flows with one tag in a bucket, so at most one way has
- * the key's tag, and the scan stops there.  The paths that the verifier
+ * the key's tag, and the scan stops there.  Each way is read with one
+ * load, tag and id together, and the entry through the id it gave: see
+ * "Update protocol" in afxdp-flow.h.  The paths that the verifier
  * walks for each way join again at the entry's lookup (the id is any
  * number on all of them), and the key is compared without branches.
  * (Indexing the entries directly in one big map value, rather than with a
@@ -306,8 +308,14 @@ afxdp_flow_find(__u64 seed, const __u64 *c, const unsigned int n, __u32 *id)
 		return NULL;
 #pragma unroll
 	for (int j = 0; j < AFXDP_FLOW_BUCKET_WAYS; j++) {
-		if (bk->tag[j] == tag) {
-			i = bk->id[j];
+		/* One load (the verifier takes it as a scalar): pairs with
+		 * the release store of the way in
+		 * afxdp_flow_table_publish(); the entry's address depends on
+		 * it. */
+		__u64 way = *(volatile const __u64 *)&bk->way[j];
+
+		if (afxdp_flow_way_tag(way) == tag) {
+			i = afxdp_flow_way_id(way);
 			break;
 		}
 	}
@@ -342,12 +350,23 @@ afxdp_flow_lookup(const struct afxdp_flow_masks *t, const __u64 *kw, __u32 *id)
 	__u64 seed = t->seed;
 
 	for (__u32 i = 0; i < AFXDP_FLOW_MAX_MASKS && i < n; i++) {
-		__u32 slot = t->order[i] & (AFXDP_FLOW_MAX_MASKS - 1);
-		const struct afxdp_flow_slot *s = &t->slots[slot];
-		const __u64 *mw = (const __u64 *)&t->masks[slot];
-		__u64 sb = (__u64)slot << AFXDP_SLOT_SHIFT;
+		/* One byte, old or new while userspace rewrites the table:
+		 * a slot in use, one within its grace period, or the end
+		 * ("Update protocol" in afxdp-flow.h).  The slot's mask and
+		 * words are read at addresses that depend on it: pairs with
+		 * the fence in afxdp_offload_write_table(). */
+		__u32 slot = *(volatile const __u8 *)&t->order[i];
+		const struct afxdp_flow_slot *s;
 		__u64 c[AFXDP_FLOW_KEY_WORDS];
 		struct afxdp_flow_entry *e;
+		const __u64 *mw;
+		__u64 sb;
+
+		if (slot >= AFXDP_FLOW_MAX_MASKS)
+			break;
+		s = &t->slots[slot];
+		mw = (const __u64 *)&t->masks[slot];
+		sb = (__u64)slot << AFXDP_SLOT_SHIFT;
 
 		if (s->size == AFXDP_FLOW_KEY_16) {
 			AFXDP_GATHER(c, 0, s, kw, mw, sb);

@@ -25,10 +25,14 @@
  * the tables following the update protocol there, so that a program run
  * reading them meanwhile never uses a half-written entry.
  *
+ * A flow's id is reused only after a grace period that began after the
+ * flow left (see "Grace periods" below); nothing here sleeps.
+ *
  * Not thread-safe: the caller (lib/afxdp-offload.c, under its port's
- * mutex) serializes all calls on one table.  The functions may sleep for
- * up to 2 ms (an id is reused only that long after its flow left). */
+ * mutex) serializes all calls on one table.  The grace period functions
+ * are thread-safe. */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "bpf/afxdp-flow.h"
 
@@ -58,15 +62,17 @@ int afxdp_flow_table_reset(struct afxdp_flow_table *table, int flows_fd,
  * (the rest zero), with zero counters.  Returns 0 and the flow's place in
  * '*place'; EEXIST if a flow has that lookup key; ENOSPC if there is no
  * free id, or no room for it in its bucket (full, or holding a flow with
- * the same tag); ENODEV if it has no maps; or another errno from the
- * kernel. */
+ * the same tag); EAGAIN if the free ids all await the end of a grace period
+ * (wait for afxdp_flow_table_grace_mark(), then try again); ENODEV if it
+ * has no maps; or another errno from the kernel. */
 int afxdp_flow_table_add(struct afxdp_flow_table *table,
                          const struct afxdp_flow_entry *entry,
                          unsigned int n_words,
                          struct afxdp_flow_place *place);
 
-/* Removes the flow at 'place'.  The program may still count a frame or two
- * for it while it ends runs that found it. */
+/* Removes the flow at 'place'.  Program runs that found it before may
+ * still use it, and count frames for it, until they end; its id is free
+ * for another flow after the next grace period. */
 void afxdp_flow_table_remove(struct afxdp_flow_table *table,
                              const struct afxdp_flow_place *place);
 
@@ -75,5 +81,40 @@ void afxdp_flow_table_remove(struct afxdp_flow_table *table,
 int afxdp_flow_table_read(const struct afxdp_flow_table *table,
                           const struct afxdp_flow_place *place,
                           struct afxdp_flow_counts *sum);
+
+/* Grace periods.
+ *
+ * Our XDP program reads the flow table and the mask table without locks
+ * and may use what it read until its run ends.  Linux runs every XDP
+ * program inside an RCU read-side critical section: native XDP in NAPI's
+ * bh-disabled section (an RCU reader also on PREEMPT_RT, where it is
+ * preemptible and NAPI runs in threads), generic XDP under
+ * rcu_read_lock().  So an id or a mask slot that left the tables may be
+ * rewritten once an RCU grace period that began after it left has ended:
+ * no run that could have read it is left then, however long runs last.
+ *
+ * Userspace has no synchronize_rcu(), but the kernel calls it for us on
+ * each update of a map-in-map, so that userspace knows, when the update
+ * returns, that no running BPF program still uses the old inner map
+ * (maybe_wait_bpf_programs() in kernel/bpf/syscall.c; the kernel's
+ * selftests use it the same way).
+ * afxdp_flow_table_grace_wait() makes such an update on a map of its own.
+ *
+ * A grace period takes milliseconds, tens under load: no one waits for one
+ * holding a lock that OVS's other threads (revalidators) take.  Things
+ * freed wait in place, tagged with afxdp_flow_table_grace_mark(), and are
+ * taken again only once afxdp_flow_table_grace_done() says so; whoever
+ * runs out of free things waits, without its locks, and tries again. */
+
+/* Returns the grace period that must end before what the caller took out
+ * of the tables (before this call) may be rewritten. */
+uint64_t afxdp_flow_table_grace_mark(void);
+
+/* True if grace period 'mark' has ended. */
+bool afxdp_flow_table_grace_done(uint64_t mark);
+
+/* Waits until grace period 'mark' has ended.  Returns 0, or an errno if
+ * the kernel refused the map-in-map (then nothing may be reused). */
+int afxdp_flow_table_grace_wait(uint64_t mark);
 
 #endif /* afxdp-flow-table.h */

@@ -46,6 +46,7 @@
 #include "openvswitch/match.h"
 #include "openvswitch/thread.h"
 #include "openvswitch/vlog.h"
+#include "ovs-atomic.h"
 #include "packets.h"
 #include "random.h"
 #include "smap.h"
@@ -61,6 +62,7 @@ COVERAGE_DEFINE(afxdp_offload_refused_space);
 COVERAGE_DEFINE(afxdp_offload_egress_removed);
 COVERAGE_DEFINE(afxdp_offload_egress_broken);
 COVERAGE_DEFINE(afxdp_offload_masks_ranked);
+COVERAGE_DEFINE(afxdp_offload_grace_wait);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
@@ -75,9 +77,9 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 #define AFXDP_OFFLOAD_RANK_MS 1000
 #define AFXDP_OFFLOAD_RANK_MIN_HITS 1000
 
-/* How long a mask slot stays unused after it left the lookup order before
- * it may hold another mask: far longer than one run of the program. */
-#define AFXDP_OFFLOAD_SLOT_QUIET_MS 2
+/* How many times a flow_put waits for a grace period, at most, for a mask
+ * slot or a flow id to become free. */
+#define AFXDP_OFFLOAD_GRACE_TRIES 3
 
 /* One offloaded megaflow. */
 struct afxdp_offload_flow {
@@ -117,7 +119,11 @@ struct afxdp_offload {
     struct afxdp_xdp_flow_maps maps OVS_GUARDED;
     struct afxdp_flow_masks table OVS_GUARDED;   /* As in the program. */
     int slot_refs[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;   /* Flows per slot. */
-    long long int slot_freed[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;
+    /* For a slot without flows, the grace period that must end before it
+     * takes another mask (afxdp_flow_table_grace_mark() when it left the
+     * lookup order; 0 if it never was in it). */
+    uint64_t slot_freed[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;
+    uint64_t gone_seq OVS_GUARDED;  /* Bumped when an egress leaves OVS. */
     struct hmap egress OVS_GUARDED; /* struct afxdp_offload_egress. */
     long long int next_rank OVS_GUARDED;    /* When to rank next. */
     uint64_t slot_hits[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;  /* At the last
@@ -765,46 +771,69 @@ afxdp_offload_write_table(struct afxdp_offload *o)
     uint32_t zero = 0;
     int ret;
 
+    /* The kernel copies the table without any order, so a new slot's mask
+     * is written by an earlier update than the byte of 'order' that names
+     * it.  This fence orders the copies made by our earlier bpf() calls
+     * (which ran on this CPU, or before a migration, which orders all)
+     * before this one's: pairs with the program's load of 'order[i]', on
+     * which its reads of the slot depend (afxdp_flow_lookup()). */
+    atomic_thread_fence(memory_order_seq_cst);
     ret = bpf_map_update_elem(o->maps.masks_fd, &zero, &o->table, BPF_ANY);
     return ret ? -ret : 0;
 }
 
-/* Returns a slot for 'mask': the one that has it, or a free one (with the
- * mask written, not yet in the lookup order), or -1 if all are taken. */
+/* Finds a slot for 'mask' and stores it in '*slotp': the one in use that
+ * has it; or one without flows that has it (still, or again: a slot can
+ * come back at once to the mask it had); or a free one whose grace period
+ * ended, the one freed the longest ago, with the mask written (not yet in
+ * the lookup order).  Returns 0, ENOSPC if all slots are in use, EAGAIN if
+ * the others await the end of a grace period, or an errno from the
+ * kernel. */
 static int
 afxdp_offload_get_slot(struct afxdp_offload *o,
-                       const struct afxdp_flow_key *mask)
+                       const struct afxdp_flow_key *mask, int *slotp)
     OVS_REQUIRES(o->mutex)
 {
     struct afxdp_flow_key m = *mask;
-    int free_slot = -1;
-    long long int now;
+    int free_slot = -1, same = -1;
+    bool waiting = false;
+    int error;
 
     m.mask_slot = 0xff;         /* As in the table. */
     for (int i = 0; i < AFXDP_FLOW_MAX_MASKS; i++) {
+        bool has_mask = !memcmp(&o->table.masks[i], &m, sizeof m);
+
         if (o->slot_refs[i]) {
-            if (!memcmp(&o->table.masks[i], &m, sizeof m)) {
-                return i;
+            if (has_mask) {
+                *slotp = i;
+                return 0;
             }
+        } else if (has_mask) {
+            same = i;
+        } else if (!afxdp_flow_table_grace_done(o->slot_freed[i])) {
+            waiting = true;
         } else if (free_slot < 0
                    || o->slot_freed[i] < o->slot_freed[free_slot]) {
             free_slot = i;
         }
     }
+    if (same >= 0) {
+        *slotp = same;
+        return 0;
+    }
     if (free_slot < 0) {
-        return -1;
+        return waiting ? EAGAIN : ENOSPC;
     }
 
-    /* See "Update protocol" in bpf/afxdp-flow.h. */
-    now = time_msec();
-    if (now - o->slot_freed[free_slot] < AFXDP_OFFLOAD_SLOT_QUIET_MS) {
-        xnanosleep(AFXDP_OFFLOAD_SLOT_QUIET_MS * 1000 * 1000);
-    }
+    /* No program run can be reading the slot: see "Update protocol" in
+     * bpf/afxdp-flow.h. */
     afxdp_flow_slot_set(&o->table, free_slot, mask);
-    if (afxdp_offload_write_table(o)) {
-        return -1;
+    error = afxdp_offload_write_table(o);
+    if (error) {
+        return error;
     }
-    return free_slot;
+    *slotp = free_slot;
+    return 0;
 }
 
 /* Puts 'slot' at the end of the lookup order. */
@@ -813,6 +842,7 @@ afxdp_offload_slot_use(struct afxdp_offload *o, int slot)
     OVS_REQUIRES(o->mutex)
 {
     if (!o->slot_refs[slot]++) {
+        /* Where AFXDP_FLOW_ORDER_END was. */
         o->table.order[o->table.n_masks++] = slot;
         afxdp_offload_write_table(o);
     }
@@ -831,11 +861,12 @@ afxdp_offload_slot_unuse(struct afxdp_offload *o, int slot)
             memmove(&o->table.order[i], &o->table.order[i + 1],
                     o->table.n_masks - i - 1);
             o->table.n_masks--;
+            o->table.order[o->table.n_masks] = AFXDP_FLOW_ORDER_END;
             break;
         }
     }
     afxdp_offload_write_table(o);
-    o->slot_freed[slot] = time_msec();
+    o->slot_freed[slot] = afxdp_flow_table_grace_mark();
 }
 
 static struct afxdp_offload_egress *
@@ -928,7 +959,9 @@ afxdp_stats_add(struct dpif_flow_stats *a, const struct dpif_flow_stats *b)
     a->tcp_flags |= b->tcp_flags;
 }
 
-/* Installs 'flow' into the program.  Returns 0 or an errno. */
+/* Installs 'flow' into the program.  Returns 0 or an errno: EAGAIN if a
+ * mask slot or a flow id would be free after a grace period (see
+ * afxdp_offload_install_wait()). */
 static int
 afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     OVS_REQUIRES(o->mutex)
@@ -939,10 +972,12 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     if (!o->attached || (flow->partial && !o->marks)) {
         return EOPNOTSUPP;
     }
-    slot = afxdp_offload_get_slot(o, &flow->mask);
-    if (slot < 0) {
-        COVERAGE_INC(afxdp_offload_refused_space);
-        return ENOSPC;
+    error = afxdp_offload_get_slot(o, &flow->mask, &slot);
+    if (error) {
+        if (error == ENOSPC) {
+            COVERAGE_INC(afxdp_offload_refused_space);
+        }
+        return error;
     }
     if (flow->entry.out_ifindex) {
         error = afxdp_offload_egress_ref(o, flow->entry.out_ifindex);
@@ -999,6 +1034,52 @@ afxdp_offload_uninstall(struct afxdp_offload *o,
         }
     }
     flow->slot = -1;
+}
+
+/* Installs 'flow', not yet in 'o->flows', as afxdp_offload_install()
+ * does, but where that needs a mask slot or a flow id that a grace period
+ * keeps, waits for it, with 'o->mutex' released (revalidators take it to
+ * read counts), and tries again.  Gives up, and returns ENOSPC, when a
+ * port leaves OVS meanwhile (the flow may output to it) or when no slot or
+ * id comes free. */
+static int
+afxdp_offload_install_wait(struct afxdp_offload *o,
+                           struct afxdp_offload_flow *flow)
+    OVS_REQUIRES(o->mutex)
+{
+    static struct vlog_rate_limit wait_rl = VLOG_RATE_LIMIT_INIT(5, 20);
+    int error = afxdp_offload_install(o, flow);
+    bool waited = false;
+
+    for (int i = 0; error == EAGAIN && i < AFXDP_OFFLOAD_GRACE_TRIES; i++) {
+        uint64_t mark = afxdp_flow_table_grace_mark();
+        uint64_t gone_seq = o->gone_seq;
+        long long int start = time_msec();
+        int wait_error;
+
+        COVERAGE_INC(afxdp_offload_grace_wait);
+        waited = true;
+        ovs_mutex_unlock(&o->mutex);
+        wait_error = afxdp_flow_table_grace_wait(mark);
+        ovs_mutex_lock(&o->mutex);
+        VLOG_DBG_RL(&wait_rl, "%s: waited %lld ms for a grace period, to "
+                    "reuse a mask slot or a flow id", o->name,
+                    time_msec() - start);
+        if (wait_error || o->gone_seq != gone_seq) {
+            break;
+        }
+        error = afxdp_offload_install(o, flow);
+    }
+    if (error == EAGAIN) {
+        COVERAGE_INC(afxdp_offload_refused_space);
+        error = ENOSPC;
+    }
+    if (waited) {
+        /* The offload thread runs no poll loop, which would add its
+         * coverage counts to those that coverage/show reports. */
+        coverage_try_clear();
+    }
+    return error;
 }
 
 /* Hash of a ufid, as dpif-netdev hashes them: its words are random. */
@@ -1289,7 +1370,7 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
         hmap_remove(&o->flows, &old->node);
         free(old);
     }
-    error = afxdp_offload_install(o, flow);
+    error = afxdp_offload_install_wait(o, flow);
     if (error) {
         VLOG_DBG_RL(&rl, "%s: flow not offloaded: %s", o->name,
                     ovs_strerror(error));
@@ -1478,6 +1559,7 @@ afxdp_offload_attach(struct afxdp_offload *o, struct afxdp_xdp *xdp,
     o->marks = marks;
     o->generic = afxdp_xdp_get_mode(xdp) == AFXDP_XDP_GENERIC;
     memset(&o->table, 0, sizeof o->table);
+    memset(o->table.order, AFXDP_FLOW_ORDER_END, sizeof o->table.order);
     o->table.seed = random_uint64();
     error = afxdp_flow_table_reset(o->flow_table, o->maps.flows_fd,
                                    o->maps.flow_stats_fd, o->maps.buckets_fd,
@@ -1551,6 +1633,7 @@ afxdp_offload_egress_gone(int ifindex)
         struct afxdp_offload_flow *flow;
 
         ovs_mutex_lock(&o->mutex);
+        o->gone_seq++;
         HMAP_FOR_EACH_SAFE (flow, node, &o->flows) {
             if (flow->entry.out_ifindex == ifindex) {
                 COVERAGE_INC(afxdp_offload_egress_removed);

@@ -39,6 +39,10 @@
  * mutex held.  Each port's offload state has its own mutex, taken after
  * the netdev mutex; the global list of ports' states has a mutex taken
  * before any port's.
+ * No call sleeps with a port's mutex held: a flow_put that needs a mask
+ * slot or a flow id that only the end of a grace period frees (see
+ * lib/afxdp-flow-table.h) waits for it with the mutex released, so that
+ * the revalidators' flow_get never waits behind it.
  *
  * Every refusal is counted (coverage afxdp_offload_refused_match,
  * _action, _space) and logged at DBG with the reason. */
