@@ -583,7 +583,8 @@ afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
             continue;
         }
         pkts[n++] = packet;
-        if (OVS_UNLIKELY(n == ARRAY_SIZE(pkts))) {
+        if (OVS_UNLIKELY(n == ARRAY_SIZE(pkts))
+            && i + 1 < dp_packet_batch_size(batch)) {
             COVERAGE_INC(afxdp_tx_burst_split);
             afxdp_txq_send_burst(q, pkts, n);
             n = 0;
