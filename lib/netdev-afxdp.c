@@ -239,7 +239,7 @@ netdev_afxdp_construct(struct netdev *netdev_)
     netdev_->n_txq = 0;
     dev->tx_locks = NULL;
 
-    static atomic_uint32_t next_id = ATOMIC_VAR_INIT(1);
+    static atomic_uint32_t next_id = 1;
 
     port = xzalloc(sizeof *port);
     atomic_add_relaxed(&next_id, 1, &port->id);
