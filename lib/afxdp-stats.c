@@ -610,6 +610,22 @@ afxdp_stats_unixctl(struct unixctl_conn *conn, int argc, const char *argv[],
     ds_destroy(&ds);
 }
 
+/* netdev-afxdp/pools: the UMEM pools of the whole process.  Coverage
+ * counters cannot say this: a deleted port's netdev may be closed by an
+ * RCU callback, whose thread never publishes its coverage counts. */
+static void
+afxdp_stats_pools_unixctl(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                          const char *argv[] OVS_UNUSED, void *aux OVS_UNUSED)
+{
+    struct ds ds = DS_EMPTY_INITIALIZER;
+
+    ds_put_format(&ds, "live: %u\n", afxdp_pool_count_live());
+    ds_put_format(&ds, "waiting-for-packets: %u\n",
+                  afxdp_pool_count_waiting());
+    unixctl_command_reply(conn, ds_cstr(&ds));
+    ds_destroy(&ds);
+}
+
 void
 afxdp_stats_register_commands(void)
 {
@@ -625,4 +641,6 @@ afxdp_stats_register_commands(void)
     unixctl_command_register("netdev-afxdp/latency-reset", "[port]", 0, 1,
                              afxdp_stats_unixctl,
                              CONST_CAST(void *, &lat_reset));
+    unixctl_command_register("netdev-afxdp/pools", "", 0, 0,
+                             afxdp_stats_pools_unixctl, NULL);
 }

@@ -39,6 +39,9 @@ COVERAGE_DEFINE(afxdp_pool_freed_late);
 
 /* Pools created and not yet destroyed, in this process. */
 static atomic_count afxdp_pools_live = ATOMIC_COUNT_INIT(0);
+/* Of those, the ones whose owner released them while OVS still held some
+ * of their frames as dp_packets. */
+static atomic_count afxdp_pools_waiting = ATOMIC_COUNT_INIT(0);
 
 struct afxdp_pool {
     struct afxdp_pool_layout layout;    /* Fast-path view, immutable. */
@@ -216,6 +219,7 @@ afxdp_pool_release(struct afxdp_pool *pool)
     pool->released = true;
     destroy = !pool->n_in_ovs;
     if (!destroy) {
+        atomic_count_inc(&afxdp_pools_waiting);
         VLOG_DBG("UMEM pool %p: %"PRIu32" frames still in OVS, freeing it "
                  "when they return", pool, pool->n_in_ovs);
     }
@@ -309,6 +313,7 @@ afxdp_pool_from_ovs(struct afxdp_pool *pool, const uint64_t addrs[],
     ovs_spin_unlock(&pool->lock);
 
     if (destroy) {
+        atomic_count_dec(&afxdp_pools_waiting);
         COVERAGE_INC(afxdp_pool_freed_late);
         afxdp_pool_destroy(pool);
     }
@@ -367,6 +372,14 @@ unsigned int
 afxdp_pool_count_live(void)
 {
     return atomic_count_get(&afxdp_pools_live);
+}
+
+/* Returns how many of the live pools were released by their owner and
+ * wait for the dp_packets OVS still holds. */
+unsigned int
+afxdp_pool_count_waiting(void)
+{
+    return atomic_count_get(&afxdp_pools_waiting);
 }
 
 /* Records that 'pool' belongs to the port with id 'owner'.  Call before

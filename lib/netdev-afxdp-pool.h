@@ -103,6 +103,7 @@ void afxdp_pool_from_ovs(struct afxdp_pool *, const uint64_t addrs[],
 
 void afxdp_pool_get_counts(struct afxdp_pool *, struct afxdp_pool_counts *);
 unsigned int afxdp_pool_count_live(void);
+unsigned int afxdp_pool_count_waiting(void);
 void afxdp_pool_set_owner(struct afxdp_pool *, uint32_t owner);
 
 void *afxdp_pool_area(const struct afxdp_pool *);
