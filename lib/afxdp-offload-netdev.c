@@ -84,29 +84,12 @@ static const struct netdev_flow_api afxdp_offload_api = {
     .init_flow_api = afxdp_offload_netdev_init,
 };
 
-/* Linux tc's flow API accepts any Linux device, afxdp ports included, and
- * OVS offers a port to the registered APIs in an order of its own.  So tc's
- * API is registered again, under its name, with an init that declines
- * afxdp ports; every other port gets it as before. */
-static struct netdev_flow_api afxdp_offload_tc_api;
-
-static int
-afxdp_offload_tc_init(struct netdev *netdev)
-{
-    if (afxdp_port_lookup(netdev)) {
-        return EOPNOTSUPP;
-    }
-    return netdev_offload_tc.init_flow_api(netdev);
-}
-
+/* Registers "afxdp_xdp".  OVS offers a port to every registered flow API;
+ * ours takes afxdp ports only, and tc's declines them (our patch
+ * netdev-offload-tc-decline-afxdp, patches/ovs-3.1 and ovs-3.5). */
 void
 afxdp_offload_register(void)
 {
-    if (!netdev_unregister_flow_api_provider(netdev_offload_tc.type)) {
-        afxdp_offload_tc_api = netdev_offload_tc;
-        afxdp_offload_tc_api.init_flow_api = afxdp_offload_tc_init;
-        netdev_register_flow_api_provider(&afxdp_offload_tc_api);
-    }
     netdev_register_flow_api_provider(&afxdp_offload_api);
 }
 

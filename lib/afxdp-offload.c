@@ -31,6 +31,7 @@
 #include <bpf/libbpf.h>
 
 #include "afxdp-flow-table.h"
+#include "afxdp-offload-marks.h"
 #include "afxdp-offload-private.h"
 #include "afxdp-port-private.h"
 #include "afxdp-xdp.h"
@@ -91,6 +92,9 @@ struct afxdp_offload_flow {
                                      * installed. */
     bool partial;                   /* ACT_MARK: the PMD runs actions. */
     uint32_t mark;                  /* OVS's flow mark. */
+    uint32_t serial;                /* What the program marks its frames
+                                     * with while installed partial, else
+                                     * 0 (afxdp-offload-marks.h). */
     int slot;                       /* Mask slot, -1 if not in a program. */
     struct afxdp_flow_place place;  /* In the flow table, while 'slot' is
                                      * not -1. */
@@ -129,6 +133,8 @@ struct afxdp_offload {
     uint64_t slot_hits[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;  /* At the last
                                                           * ranking. */
     struct afxdp_flow_table *flow_table OVS_GUARDED;  /* Its copy. */
+    struct afxdp_offload_marks *serials;    /* Written under 'mutex', read
+                                             * by the receive path. */
 };
 
 /* A device that flows of a port output to, in its devmap. */
@@ -484,6 +490,20 @@ afxdp_stats_add(struct dpif_flow_stats *a, const struct dpif_flow_stats *b)
     a->tcp_flags |= b->tcp_flags;
 }
 
+/* Frames that still carry the serial of 'flow', which just left the
+ * program (or never made it in), will get no mark. */
+static void
+afxdp_offload_forget_serial(struct afxdp_offload *o,
+                            struct afxdp_offload_flow *flow)
+    OVS_REQUIRES(o->mutex)
+{
+    if (flow->serial) {
+        afxdp_offload_marks_remove(o->serials, flow->serial);
+        flow->serial = 0;
+        flow->entry.mark = 0;
+    }
+}
+
 /* Installs 'flow' into the program.  Returns 0 or an errno: EAGAIN if a
  * mask slot or a flow id would be free after a grace period (see
  * afxdp_offload_install_wait()). */
@@ -512,10 +532,17 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     }
     size = afxdp_flow_lookup_key(&o->table, slot, &flow->key,
                                  flow->entry.key);
+    if (flow->partial) {
+        /* A serial of its own, before any frame can carry it. */
+        afxdp_offload_forget_serial(o, flow);
+        flow->serial = afxdp_offload_marks_add(o->serials, flow->mark);
+        flow->entry.mark = flow->serial;
+    }
     error = afxdp_flow_table_add(o->flow_table, &flow->entry,
                                  AFXDP_FLOW_KEY_SIZE_WORDS(size),
                                  &flow->place);
     if (error) {
+        afxdp_offload_forget_serial(o, flow);
         if (flow->entry.out_ifindex) {
             afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
         }
@@ -553,6 +580,7 @@ afxdp_offload_uninstall(struct afxdp_offload *o,
         afxdp_offload_read_stats(o, flow, &stats);
         afxdp_stats_add(&flow->base, &stats);
         afxdp_flow_table_remove(o->flow_table, &flow->place);
+        afxdp_offload_forget_serial(o, flow);
         afxdp_offload_slot_unuse(o, flow->slot);
         if (flow->entry.out_ifindex) {
             afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
@@ -735,8 +763,7 @@ afxdp_offload_make_partial(struct afxdp_offload_flow *flow)
 {
     memset(&flow->entry, 0, sizeof flow->entry);
     flow->entry.acts[0] = AFXDP_FLOW_ACT_MARK;
-    flow->entry.mark = flow->mark;
-    flow->partial = true;
+    flow->partial = true;           /* Its serial comes at install. */
 }
 
 /* Egress 'eg' drops what flows redirect to it: every flow of 'o' that
@@ -1036,6 +1063,7 @@ afxdp_offload_create(const char *name)
     ovs_mutex_lock(&o->mutex);
     o->flow_table = afxdp_flow_table_create();
     ovs_mutex_unlock(&o->mutex);
+    o->serials = afxdp_offload_marks_create();
     ovs_mutex_lock(&all_offloads_mutex);
     ovs_list_push_back(&all_offloads, &o->list_node);
     ovs_mutex_unlock(&all_offloads_mutex);
@@ -1064,11 +1092,20 @@ afxdp_offload_destroy(struct afxdp_offload *o)
     }
     afxdp_flow_table_destroy(o->flow_table);
     ovs_mutex_unlock(&o->mutex);
+    afxdp_offload_marks_destroy(o->serials);
     hmap_destroy(&o->flows);
     hmap_destroy(&o->egress);
     ovs_mutex_destroy(&o->mutex);
     free(o->name);
     free(o);
+}
+
+/* The marks that 'o''s program writes for partially offloaded flows, for
+ * the receive path to translate (afxdp-offload-marks.h). */
+struct afxdp_offload_marks *
+afxdp_offload_serials(struct afxdp_offload *o)
+{
+    return o->serials;
 }
 
 void
@@ -1132,6 +1169,7 @@ afxdp_offload_detach(struct afxdp_offload *o)
                 afxdp_stats_add(&flow->base, &stats);
                 flow->slot = -1;
             }
+            afxdp_offload_forget_serial(o, flow);
         }
         HMAP_FOR_EACH_POP (eg, node, &o->egress) {
             free(eg);

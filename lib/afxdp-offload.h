@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 struct afxdp_offload;
+struct afxdp_offload_marks;
 struct afxdp_xdp;
 struct flow_wildcards;
 struct match;
@@ -78,6 +79,7 @@ void afxdp_offload_attach(struct afxdp_offload *, struct afxdp_xdp *xdp,
  * forgets its maps.  The flows stay known, to be installed again by the
  * next afxdp_offload_attach(). */
 void afxdp_offload_detach(struct afxdp_offload *);
+struct afxdp_offload_marks *afxdp_offload_serials(struct afxdp_offload *);
 
 /* The afxdp port on device 'ifindex' is leaving OVS: flows of any port
  * that output to it are removed from the programs (OVS revalidates them

@@ -42,6 +42,7 @@
 
 struct netdev;
 struct netdev_class;
+struct afxdp_offload_marks;
 
 /* Bytes the kernel keeps in front of a received packet in its frame
  * (XDP_PACKET_HEADROOM), which also leaves OVS room to push headers. */
@@ -71,6 +72,10 @@ struct netdev_afxdp_tx_lock {
         atomic_uint64_t rx_hints;               /* Frames with hints. */
         atomic_uint64_t rx_hints_missing;       /* Frames without. */
         atomic_uint64_t rx_hash_from_hints;     /* RSS hash handed to OVS. */
+        atomic_uint64_t rx_mark_stale;          /* Marks of flows that left
+                                                 * the XDP program. */
+        const struct afxdp_offload_marks *marks;    /* The program's flow
+                                                     * marks, as OVS's. */
         atomic_bool dev_gone;                   /* The device was removed:
                                                  * receive nothing, drop
                                                  * what is sent. */

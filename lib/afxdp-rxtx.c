@@ -38,6 +38,7 @@
 
 #include "afxdp-compat.h"
 #include "afxdp-config.h"
+#include "afxdp-offload-marks.h"
 #include "afxdp-port-private.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
@@ -207,7 +208,7 @@ afxdp_flow_key_fill(const void *packet_, struct afxdp_latency_flow_key *key)
 /* Counts of one receive batch's hints, and its current run of packets of
  * one flow for the per-flow latency table. */
 struct afxdp_rx_hints_batch {
-    uint32_t n_hints, n_missing, n_hash;
+    uint32_t n_hints, n_missing, n_hash, n_stale_marks;
     struct afxdp_latency_flow_run run;
 };
 
@@ -247,8 +248,16 @@ afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet_afxdp *xp,
         hb->n_hash++;
     }
     if (xdp_hints_has_mark(&v)) {
-        /* Partially offloaded flow: the PMD finds it by its mark. */
-        dp_packet_set_flow_mark(&xp->packet, v.flow_mark);
+        uint32_t mark;
+
+        /* Partially offloaded flow: the PMD finds it by its mark, unless
+         * the flow left the program while the frame waited in the ring
+         * (its mark may be another flow's by now). */
+        if (afxdp_offload_marks_lookup(q->marks, v.flow_mark, &mark)) {
+            dp_packet_set_flow_mark(&xp->packet, mark);
+        } else {
+            hb->n_stale_marks++;
+        }
     }
 }
 
@@ -362,6 +371,9 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         afxdp_counter_add(&q->rx_hints, hb.n_hints);
         afxdp_counter_add(&q->rx_hints_missing, hb.n_missing);
         afxdp_counter_add(&q->rx_hash_from_hints, hb.n_hash);
+        if (OVS_UNLIKELY(hb.n_stale_marks)) {
+            afxdp_counter_add(&q->rx_mark_stale, hb.n_stale_marks);
+        }
     }
     if (qfill) {
         *qfill = xsk_cons_nb_avail(&xsk->rx, UINT32_MAX);

@@ -164,7 +164,7 @@ afxdp_port_hints_stats(struct afxdp_port *port,
     OVS_REQUIRES(port->mutex)
 {
     const struct netdev_afxdp_tx_lock *queues = *port->queues;
-    uint64_t hints = 0, missing = 0, hash = 0;
+    uint64_t hints = 0, missing = 0, hash = 0, stale = 0;
     struct afxdp_latency_hist *all;
     struct afxdp_latency_summary sum;
 
@@ -177,12 +177,14 @@ afxdp_port_hints_stats(struct afxdp_port *port,
         hints += afxdp_counter_read(&queues[i].rx_hints);
         missing += afxdp_counter_read(&queues[i].rx_hints_missing);
         hash += afxdp_counter_read(&queues[i].rx_hash_from_hints);
+        stale += afxdp_counter_read(&queues[i].rx_mark_stale);
         afxdp_latency_hist_merge(all, queues[i].k2p);
     }
     afxdp_latency_hist_summary(all, &sum);
     afxdp_stat(b, hints, "afxdp_rx_hints");
     afxdp_stat(b, missing, "afxdp_rx_hints_missing");
     afxdp_stat(b, hash, "afxdp_rx_hash_from_hints");
+    afxdp_stat(b, stale, "afxdp_rx_mark_stale");
     afxdp_stat(b, sum.count, "afxdp_latency_k2p_samples");
     afxdp_stat(b, sum.n_rejected, "afxdp_latency_k2p_rejected");
     afxdp_stat(b, afxdp_latency_hist_percentile(all, 50),

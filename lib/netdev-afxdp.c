@@ -727,6 +727,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         q->layout = afxdp_pool_layout(port->pool);
         q->frame_size = AFXDP_CONFIG_FRAME_SIZE;
         q->hints = port->hints_dec;
+        q->marks = afxdp_offload_serials(port->offload);
         afxdp_clock_init(&q->rx_clock);
         afxdp_clock_init(&q->tx_clock);
         if (q->hints) {

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Serial numbers of partially offloaded flows, as the XDP program marks
+ * their frames with, and the OVS flow marks they stand for (see
+ * afxdp-offload-marks.h). */
+
+#include <config.h>
+
+#include "afxdp-offload-marks.h"
+
+#include "cmap.h"
+#include "hash.h"
+#include "ovs-rcu.h"
+#include "util.h"
+
+/* One serial in use. */
+struct afxdp_offload_serial {
+    struct cmap_node node;          /* In 'serials', by 'serial'. */
+    uint32_t serial;                /* What the program writes. */
+    uint32_t ovs_mark;              /* OVS's flow mark. */
+};
+
+struct afxdp_offload_marks {
+    struct cmap serials;            /* struct afxdp_offload_serial. */
+    uint32_t next;                  /* Next serial to give; writers only. */
+};
+
+struct afxdp_offload_marks *
+afxdp_offload_marks_create(void)
+{
+    struct afxdp_offload_marks *m = xzalloc(sizeof *m);
+
+    cmap_init(&m->serials);
+    m->next = 1;
+    return m;
+}
+
+static void
+afxdp_offload_marks_free(struct afxdp_offload_marks *m)
+{
+    cmap_destroy(&m->serials);
+    free(m);
+}
+
+/* Frees 'm', whose serials were all removed, once no receive path can be
+ * looking into it. */
+void
+afxdp_offload_marks_destroy(struct afxdp_offload_marks *m)
+{
+    if (m) {
+        ovs_assert(cmap_is_empty(&m->serials));
+        ovsrcu_postpone(afxdp_offload_marks_free, m);
+    }
+}
+
+/* Returns a new serial (never 0) for a flow with OVS flow mark 'ovs_mark',
+ * to be written into the program's flow entry. */
+uint32_t
+afxdp_offload_marks_add(struct afxdp_offload_marks *m, uint32_t ovs_mark)
+{
+    struct afxdp_offload_serial *s = xmalloc(sizeof *s);
+
+    s->serial = m->next++;
+    if (!m->next) {
+        m->next = 1;
+    }
+    s->ovs_mark = ovs_mark;
+    cmap_insert(&m->serials, &s->node, hash_int(s->serial, 0));
+    return s->serial;
+}
+
+/* Forgets 'serial', which no flow entry of the program holds any more:
+ * frames still carrying it get no mark. */
+void
+afxdp_offload_marks_remove(struct afxdp_offload_marks *m, uint32_t serial)
+{
+    struct afxdp_offload_serial *s;
+    uint32_t hash = hash_int(serial, 0);
+
+    CMAP_FOR_EACH_WITH_HASH (s, node, hash, &m->serials) {
+        if (s->serial == serial) {
+            cmap_remove(&m->serials, &s->node, hash);
+            ovsrcu_postpone(free, s);
+            return;
+        }
+    }
+}
+
+/* Stores in '*ovs_mark' the OVS flow mark that 'serial' stands for and
+ * returns true, or returns false if no flow in the program has it now. */
+bool
+afxdp_offload_marks_lookup(const struct afxdp_offload_marks *m,
+                           uint32_t serial, uint32_t *ovs_mark)
+{
+    const struct afxdp_offload_serial *s;
+
+    CMAP_FOR_EACH_WITH_HASH (s, node, hash_int(serial, 0), &m->serials) {
+        if (s->serial == serial) {
+            *ovs_mark = s->ovs_mark;
+            return true;
+        }
+    }
+    return false;
+}
