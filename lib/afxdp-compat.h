@@ -48,7 +48,16 @@
 #define AFXDP_NETDEV_GENL_NAME "netdev"
 #define AFXDP_NETDEV_GENL_VERSION 1
 #define AFXDP_NETDEV_CMD_DEV_GET 1
+#define AFXDP_NETDEV_CMD_DEV_ADD_NTF 2                  /* Notifications */
+#define AFXDP_NETDEV_CMD_DEV_DEL_NTF 3                  /* of the "mgmt" */
+#define AFXDP_NETDEV_CMD_DEV_CHANGE_NTF 4               /* group. */
+#define AFXDP_NETDEV_MCGRP_MGMT "mgmt"
 #define AFXDP_NETDEV_A_DEV_IFINDEX 1                    /* u32. */
+#define AFXDP_NETDEV_A_DEV_XDP_FEATURES 3               /* u64. */
+#define AFXDP_NETDEV_XDP_ACT_NDO_XMIT (1 << 2)          /* Takes frames */
+#define AFXDP_NETDEV_XDP_ACT_NDO_XMIT_SG (1 << 6)       /* redirected to it,
+                                                         * multi-buffer
+                                                         * ones too. */
 #define AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5   /* u64, Linux 6.3. */
 #define AFXDP_NETDEV_XDP_RX_METADATA_TIMESTAMP (1 << 0)
 #define AFXDP_NETDEV_XDP_RX_METADATA_HASH (1 << 1)

@@ -35,6 +35,7 @@
 #include "afxdp-offload-private.h"
 #include "afxdp-port-private.h"
 #include "afxdp-xdp.h"
+#include "afxdp-xdp-features.h"
 #include "bpf/afxdp-flow.h"
 #include "coverage.h"
 #include "dpif.h"
@@ -42,6 +43,7 @@
 #include "netdev-provider.h"
 #include "netlink.h"
 #include "odp-netlink.h"
+#include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
 #include "openvswitch/match.h"
@@ -62,6 +64,9 @@ COVERAGE_DEFINE(afxdp_offload_refused_action);
 COVERAGE_DEFINE(afxdp_offload_refused_space);
 COVERAGE_DEFINE(afxdp_offload_egress_removed);
 COVERAGE_DEFINE(afxdp_offload_egress_broken);
+COVERAGE_DEFINE(afxdp_offload_egress_no_xmit);
+COVERAGE_DEFINE(afxdp_offload_egress_lost);
+COVERAGE_DEFINE(afxdp_offload_egress_regained);
 COVERAGE_DEFINE(afxdp_offload_masks_ranked);
 COVERAGE_DEFINE(afxdp_offload_grace_wait);
 
@@ -91,6 +96,11 @@ struct afxdp_offload_flow {
     struct afxdp_flow_entry entry;  /* Actions, and the lookup key while
                                      * installed. */
     bool partial;                   /* ACT_MARK: the PMD runs actions. */
+    bool can_full;                  /* XDP can run its actions: 'full'. */
+    bool egress_off;                /* Partial although 'can_full': its
+                                     * egress takes no redirected frames
+                                     * (afxdp_offload_choose()). */
+    struct afxdp_flow_entry full;   /* Its actions in XDP, if 'can_full'. */
     uint32_t mark;                  /* OVS's flow mark. */
     uint32_t serial;                /* What the program marks its frames
                                      * with while installed partial, else
@@ -577,8 +587,11 @@ afxdp_offload_uninstall(struct afxdp_offload *o,
         return;
     }
     if (o->attached) {
-        afxdp_offload_read_stats(o, flow, &stats);
-        afxdp_stats_add(&flow->base, &stats);
+        if (!flow->partial) {
+            /* The PMD counts a partial flow's frames itself. */
+            afxdp_offload_read_stats(o, flow, &stats);
+            afxdp_stats_add(&flow->base, &stats);
+        }
         afxdp_flow_table_remove(o->flow_table, &flow->place);
         afxdp_offload_forget_serial(o, flow);
         afxdp_offload_slot_unuse(o, flow->slot);
@@ -766,23 +779,86 @@ afxdp_offload_make_partial(struct afxdp_offload_flow *flow)
     flow->partial = true;           /* Its serial comes at install. */
 }
 
-/* Egress 'eg' drops what flows redirect to it: every flow of 'o' that
- * outputs to it goes back to the PMD, partially offloaded if it can. */
+/* True if device 'ifindex' takes the frames that the program of 'o'
+ * redirects to it, as far as we know.  A program on skbs (generic XDP)
+ * redirects skbs, which any device transmits.  A native one hands frames
+ * to the device's ndo_xdp_xmit: the kernel says whether the device has one
+ * that works now (a veth's works only while its peer has an XDP program or
+ * GRO on), or, if it cannot say, our counters may have found it dropping
+ * them ('broken_egress'). */
+static bool
+afxdp_offload_egress_takes(const struct afxdp_offload *o, int ifindex)
+{
+    uint64_t features;
+
+    if (o->generic) {
+        return true;
+    }
+    if (!afxdp_xdp_features_get(ifindex, &features)
+        /* Our program is not frags-aware: its frames are single-buffer. */
+        && !afxdp_xdp_features_take_redirect(features, false)) {
+        return false;
+    }
+    return !afxdp_offload_is_broken(ifindex);
+}
+
+/* Sets what 'flow', not installed, runs in the program of 'o': its actions
+ * if XDP can run them all and its egress takes redirected frames, or else
+ * a flow mark for the PMD. */
 static void
-afxdp_offload_demote_egress(struct afxdp_offload *o, int ifindex)
+afxdp_offload_choose(const struct afxdp_offload *o,
+                     struct afxdp_offload_flow *flow)
+{
+    flow->egress_off = false;
+    if (!flow->can_full) {
+        afxdp_offload_make_partial(flow);
+    } else if (flow->full.out_ifindex
+               && !afxdp_offload_egress_takes(o, flow->full.out_ifindex)) {
+        flow->egress_off = true;
+        afxdp_offload_make_partial(flow);
+    } else {
+        flow->entry = flow->full;
+        flow->partial = false;
+    }
+}
+
+/* Device 'ifindex' started or stopped taking redirected frames: each flow
+ * of 'o' that outputs to it and whose place (XDP or the PMD) that changes
+ * is put back into the program, fully or partially offloaded.  A flow that
+ * cannot be put back (no flow marks, no room) stays out of the program,
+ * its frames going to the PMD, until OVS puts it again or the program is
+ * replaced.  Returns the number of flows moved to the PMD ('*to_pmd') and
+ * into XDP ('*to_xdp'). */
+static void
+afxdp_offload_rechoose(struct afxdp_offload *o, int ifindex,
+                       int *to_pmd, int *to_xdp)
     OVS_REQUIRES(o->mutex)
 {
     struct afxdp_offload_flow *flow;
 
-    HMAP_FOR_EACH_SAFE (flow, node, &o->flows) {
-        if (flow->partial || flow->entry.out_ifindex != ifindex) {
+    HMAP_FOR_EACH (flow, node, &o->flows) {
+        bool was_full = flow->slot >= 0 && !flow->partial;
+        bool is_full;
+
+        if (!flow->can_full || flow->stale
+            || flow->full.out_ifindex != ifindex) {
             continue;
         }
-        afxdp_offload_uninstall(o, flow);
-        afxdp_offload_make_partial(flow);
-        if (afxdp_offload_install(o, flow)) {
-            afxdp_offload_remove(o, flow);
+        if (flow->slot >= 0
+            && flow->egress_off == afxdp_offload_egress_takes(o, ifindex)) {
+            afxdp_offload_uninstall(o, flow);
+        } else if (flow->slot >= 0) {
+            continue;
         }
+        afxdp_offload_choose(o, flow);
+        if (afxdp_offload_install(o, flow)) {
+            VLOG_DBG_RL(&rl, "%s: a flow to device %d could not be put back "
+                        "into the XDP program; the PMD handles it", o->name,
+                        ifindex);
+        }
+        is_full = flow->slot >= 0 && !flow->partial;
+        *to_pmd += was_full && !is_full;
+        *to_xdp += !was_full && is_full;
     }
 }
 
@@ -799,7 +875,7 @@ afxdp_offload_check_egress(struct afxdp_offload *o,
     int ifindex = flow->entry.out_ifindex;
     struct afxdp_offload_egress *eg = afxdp_offload_egress_find(o, ifindex);
     char name[IF_NAMESIZE];
-
+    int moved = 0;
     bool new;
 
     if (!eg || !eg->veth || o->generic
@@ -829,7 +905,7 @@ afxdp_offload_check_egress(struct afxdp_offload *o,
                   "peer (ethtool -K PEER gro on), then re-add %s to OVS, "
                   "to offload them again", o->name, name, name);
     }
-    afxdp_offload_demote_egress(o, ifindex);
+    afxdp_offload_rechoose(o, ifindex, &moved, &moved);
     return new;
 }
 
@@ -852,6 +928,51 @@ afxdp_offload_egress_changed(int ifindex)
         }
         netdev_close(netdev);
     }
+}
+
+/* The kernel says that device 'ifindex' started or stopped taking the
+ * frames that XDP redirects to it (its NDO_XMIT feature went from 'old' to
+ * 'new'; a veth's peer turned GRO or an XDP program on or off): the flows
+ * of native-XDP ports that output to it move into XDP or back to the PMD
+ * at once.  Called by afxdp-xdp-features' thread without any of our
+ * locks. */
+static void
+afxdp_offload_xdp_features_changed(int ifindex, uint64_t old, uint64_t new)
+{
+    bool takes = afxdp_xdp_features_take_redirect(new, false);
+    int to_pmd = 0, to_xdp = 0;
+    char name[IF_NAMESIZE];
+    struct afxdp_offload *o;
+
+    if (takes == afxdp_xdp_features_take_redirect(old, false)) {
+        return;
+    }
+    if (takes) {
+        /* What our counters found no longer holds. */
+        afxdp_offload_clear_broken(ifindex);
+    }
+    ovs_mutex_lock(&all_offloads_mutex);
+    LIST_FOR_EACH (o, list_node, &all_offloads) {
+        ovs_mutex_lock(&o->mutex);
+        afxdp_offload_rechoose(o, ifindex, &to_pmd, &to_xdp);
+        ovs_mutex_unlock(&o->mutex);
+    }
+    ovs_mutex_unlock(&all_offloads_mutex);
+
+    if (!if_indextoname(ifindex, name)) {
+        snprintf(name, sizeof name, "%d", ifindex);
+    }
+    COVERAGE_ADD(afxdp_offload_egress_lost, to_pmd);
+    COVERAGE_ADD(afxdp_offload_egress_regained, to_xdp);
+    VLOG_INFO("%s: %s frames redirected by XDP (the kernel's XDP features "
+              "of the device %s ndo_xmit%s): %d offloaded flow(s) to it "
+              "moved to the PMD, %d into XDP", name,
+              takes ? "takes" : "no longer takes", takes ? "have" : "lack",
+              takes ? "" : "; a veth needs an XDP program or GRO on its peer",
+              to_pmd, to_xdp);
+    /* This thread runs no poll loop that would publish its counts. */
+    coverage_try_clear();
+    afxdp_offload_egress_changed(ifindex);
 }
 
 /* What OVS's offload API calls, through the glue of its generation
@@ -889,11 +1010,14 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
         return EOPNOTSUPP;
     }
     flow->mark = mark;
-    if (!afxdp_offload_translate_actions(netdev, actions, actions_len,
-                                         &flow->entry)
-        || (flow->entry.out_ifindex
-            && afxdp_offload_is_broken(flow->entry.out_ifindex))) {
-        afxdp_offload_make_partial(flow);
+    flow->can_full = afxdp_offload_translate_actions(netdev, actions,
+                                                     actions_len,
+                                                     &flow->full);
+    if (flow->can_full && flow->full.out_ifindex) {
+        uint64_t features;
+
+        /* Asks the kernel now, if it must, rather than with the mutex. */
+        afxdp_xdp_features_get(flow->full.out_ifindex, &features);
     }
 
     o = afxdp_offload_get(netdev);
@@ -902,12 +1026,21 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
         return ENODEV;
     }
     ovs_mutex_lock(&o->mutex);
+    afxdp_offload_choose(o, flow);
+    if (flow->egress_off) {
+        COVERAGE_INC(afxdp_offload_egress_no_xmit);
+        VLOG_DBG_RL(&rl, "%s: flow not fully offloaded: its egress, device "
+                    "%"PRIu32", takes no frames redirected by XDP (a veth "
+                    "needs an XDP program or GRO on its peer)",
+                    netdev_get_name(netdev), flow->full.out_ifindex);
+    }
     if (flow->partial && !o->marks) {
         COVERAGE_INC(afxdp_offload_refused_action);
-        VLOG_DBG_RL(&rl, "%s: flow not offloaded: its actions need the PMD "
-                    "and the port's XDP hints cannot carry a flow mark "
-                    "(options:xdp-hints=ts-hash can)",
-                    netdev_get_name(netdev));
+        VLOG_DBG_RL(&rl, "%s: flow not offloaded: %s and the port's XDP "
+                    "hints cannot carry a flow mark (options:xdp-hints="
+                    "ts-hash can)", netdev_get_name(netdev),
+                    flow->egress_off ? "its egress takes no redirected "
+                    "frames" : "its actions need the PMD");
         ovs_mutex_unlock(&o->mutex);
         free(flow);
         return EOPNOTSUPP;
@@ -1054,7 +1187,15 @@ afxdp_offload_flow_get_n_flows(struct netdev *netdev, uint64_t *n_flows)
 struct afxdp_offload *
 afxdp_offload_create(const char *name)
 {
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
     struct afxdp_offload *o = xzalloc(sizeof *o);
+
+    if (ovsthread_once_start(&once)) {
+        /* In the main thread (a port's construct), as it must be. */
+        afxdp_xdp_features_init();
+        afxdp_xdp_features_set_notify(afxdp_offload_xdp_features_changed);
+        ovsthread_once_done(&once);
+    }
 
     o->name = xstrdup(name);
     ovs_mutex_init(&o->mutex);
@@ -1137,6 +1278,8 @@ afxdp_offload_attach(struct afxdp_offload *o, struct afxdp_xdp *xdp,
         if (flow->stale) {
             continue;
         }
+        /* The mode, and so what its egress takes, may have changed. */
+        afxdp_offload_choose(o, flow);
         error = afxdp_offload_install(o, flow);
         if (error) {
             VLOG_WARN_RL(&rl, "%s: an offloaded flow could not be put back "
@@ -1165,8 +1308,10 @@ afxdp_offload_detach(struct afxdp_offload *o)
             if (flow->slot >= 0) {
                 struct dpif_flow_stats stats;
 
-                afxdp_offload_read_stats(o, flow, &stats);
-                afxdp_stats_add(&flow->base, &stats);
+                if (!flow->partial) {
+                    afxdp_offload_read_stats(o, flow, &stats);
+                    afxdp_stats_add(&flow->base, &stats);
+                }
                 flow->slot = -1;
             }
             afxdp_offload_forget_serial(o, flow);
@@ -1213,7 +1358,9 @@ void
 afxdp_offload_status(struct afxdp_offload *o, int ifindex, struct smap *smap)
 {
     const struct afxdp_offload_flow *flow;
-    int full = 0, partial = 0;
+    int full = 0, partial = 0, egress_off = 0;
+    struct ds s = DS_EMPTY_INITIALIZER;
+    uint64_t features;
 
     if (!o || !afxdp_offload_ovs_enabled()) {
         return;
@@ -1222,6 +1369,14 @@ afxdp_offload_status(struct afxdp_offload *o, int ifindex, struct smap *smap)
         smap_add(smap, "xdp-offload-egress", "off: frames redirected to "
                  "this veth by XDP are dropped (its peer has neither XDP "
                  "nor GRO on); flows to it run on the PMD");
+    } else if (ifindex > 0
+               && !afxdp_xdp_features_get(ifindex, &features)
+               && !afxdp_xdp_features_take_redirect(features, false)) {
+        smap_add(smap, "xdp-offload-egress", "off: the kernel says this "
+                 "device takes no frames redirected by XDP (no ndo_xmit "
+                 "in its XDP features: a veth needs an XDP program or GRO "
+                 "on its peer); flows of native-XDP ports to it run on the "
+                 "PMD");
     }
     ovs_mutex_lock(&o->mutex);
     HMAP_FOR_EACH (flow, node, &o->flows) {
@@ -1232,11 +1387,17 @@ afxdp_offload_status(struct afxdp_offload *o, int ifindex, struct smap *smap)
                 full++;
             }
         }
+        egress_off += flow->egress_off;
     }
-    smap_add_format(smap, "xdp-offload", "full=%d partial=%d masks=%"PRIu32
-                    "/%d%s", full, partial, o->table.n_masks,
-                    AFXDP_FLOW_MAX_MASKS,
-                    o->marks ? "" : " (no partial offload: xdp-hints is "
-                    "not ts-hash)");
+    ds_put_format(&s, "full=%d partial=%d masks=%"PRIu32"/%d", full,
+                  partial, o->table.n_masks, AFXDP_FLOW_MAX_MASKS);
+    if (egress_off) {
+        /* Flows that XDP could run, kept for the PMD by their egress. */
+        ds_put_format(&s, " egress-off=%d", egress_off);
+    }
+    if (!o->marks) {
+        ds_put_cstr(&s, " (no partial offload: xdp-hints is not ts-hash)");
+    }
+    smap_add_nocopy(smap, xstrdup("xdp-offload"), ds_steal_cstr(&s));
     ovs_mutex_unlock(&o->mutex);
 }

@@ -21,8 +21,12 @@
       the byte count.  Creates the --ready file once it listens.
 
   tcp-client --host H --port P --in FILE [--timeout S]
+             [--until FILE --gap MS]
       Connects (retrying until the timeout), sends FILE, closes, prints the
-      byte count and the throughput.
+      byte count and the throughput.  With --until, sends FILE again and
+      again, in 64 kB writes MS milliseconds apart, until the --until file
+      exists (checked between whole copies), so that traffic runs for as
+      long as a test needs; the bytes received are then whole copies.
 
   udp-recv --port P [--ready FILE] [--duration S] [--idle S] [--check]
       Counts UDP datagrams until --duration seconds passed or nothing came
@@ -143,8 +147,19 @@ def cmd_tcp_client(args):
                 return 1
             time.sleep(0.2)
     start = time.monotonic()
+    sent = 0
     try:
-        sock.sendall(data)
+        while True:
+            if args.until:
+                for i in range(0, len(data), 1 << 16):
+                    sock.sendall(data[i:i + (1 << 16)])
+                    time.sleep(args.gap / 1000.0)
+            else:
+                sock.sendall(data)
+            sent += len(data)
+            if (not args.until or os.path.exists(args.until)
+                    or time.monotonic() >= deadline):
+                break
         sock.shutdown(socket.SHUT_WR)
         # Wait for the server to close, so that "sent" means "received".
         while sock.recv(4096):
@@ -155,7 +170,7 @@ def cmd_tcp_client(args):
     elapsed = max(time.monotonic() - start, 1e-6)
     sock.close()
     print("sent %d bytes in %.2f s (%.1f Mbit/s)"
-          % (len(data), elapsed, len(data) * 8 / elapsed / 1e6))
+          % (sent, elapsed, sent * 8 / elapsed / 1e6))
     return 0
 
 
@@ -242,6 +257,8 @@ def main():
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--in", dest="infile", required=True)
     p.add_argument("--timeout", type=float, default=60)
+    p.add_argument("--until")
+    p.add_argument("--gap", type=float, default=10)
     p.set_defaults(func=cmd_tcp_client)
 
     p = sub.add_parser("udp-recv")
