@@ -37,6 +37,7 @@
 #include "afxdp-xdp.h"
 #include "afxdp-xdp-features.h"
 #include "bpf/afxdp-flow.h"
+#include "connectivity.h"
 #include "coverage.h"
 #include "dpif.h"
 #include "flow.h"
@@ -52,6 +53,7 @@
 #include "ovs-atomic.h"
 #include "packets.h"
 #include "random.h"
+#include "seq.h"
 #include "smap.h"
 #include "socket-util.h"
 #include "timeval.h"
@@ -160,7 +162,10 @@ struct afxdp_offload_egress {
 
 /* A veth drops frames redirected to it by XDP unless its peer runs NAPI
  * (has an XDP program or GRO on), and Linux counts those drops nowhere a
- * switch can see.  So offloaded flows that output to a veth are watched:
+ * switch can see.  The kernel says so in the device's XDP features (no
+ * ndo_xmit; afxdp_offload_egress_takes()), which decide first.  As a second
+ * line of defence (the only one before Linux 6.3, whose kernels do not say),
+ * offloaded flows that output to a veth are watched:
  * when one of them redirected AFXDP_OFFLOAD_EGRESS_PROBE frames and the
  * veth took none, the device goes in 'broken_egress' and its flows go back
  * to the PMD (as partial offloads), with a warning.  Only the flows of
@@ -827,8 +832,8 @@ afxdp_offload_choose(const struct afxdp_offload *o,
  * is put back into the program, fully or partially offloaded.  A flow that
  * cannot be put back (no flow marks, no room) stays out of the program,
  * its frames going to the PMD, until OVS puts it again or the program is
- * replaced.  Returns the number of flows moved to the PMD ('*to_pmd') and
- * into XDP ('*to_xdp'). */
+ * replaced.  Adds the number of flows moved to the PMD to '*to_pmd', and
+ * of those moved into XDP to '*to_xdp'. */
 static void
 afxdp_offload_rechoose(struct afxdp_offload *o, int ifindex,
                        int *to_pmd, int *to_xdp)
@@ -925,6 +930,12 @@ afxdp_offload_egress_changed(int ifindex)
     if (netdev) {
         if (afxdp_port_lookup(netdev)) {
             netdev_change_seq_changed(netdev);
+            /* That wakes the main thread (connectivity_seq) before it bumps
+             * the netdev's change_seq: from another thread, the main thread
+             * may look at the netdev in between, find it unchanged, and
+             * then wait for the next change of anything.  Wakes it again,
+             * now that the netdev's change is there to see. */
+            seq_change(connectivity_seq_get());
         }
         netdev_close(netdev);
     }

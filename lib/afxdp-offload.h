@@ -30,7 +30,10 @@
  *   - partially otherwise, when the port's XDP hints can carry a flow mark
  *     (xdp-hints=ts-hash): the program classifies, the PMD takes the flow
  *     by its mark and runs the actions.
- * Anything else is refused (EOPNOTSUPP) and stays on the PMD.
+ * Anything else is refused (EOPNOTSUPP) and stays on the PMD.  A flow
+ * that outputs to a device that takes no frames redirected by XDP (its
+ * XDP features lack ndo_xmit, afxdp-xdp-features.h) is offloaded
+ * partially, and moves into XDP or back as the device gains or loses it.
  *
  * Threads and locks.  Puts, deletes and flushes come from OVS's offload
  * thread(s) (up to 3.6) or our provider's (3.7+), flow counts from the
@@ -88,7 +91,9 @@ void afxdp_offload_egress_gone(int ifindex);
 
 /* Adds "xdp-offload" to 'smap' when the flow API is enabled, and
  * "xdp-offload-egress" when the port, on device 'ifindex', drops the frames
- * other ports' flows redirect to it (a veth whose peer has no NAPI). */
+ * other ports' flows redirect to it (a veth whose peer has no NAPI): as the
+ * kernel's XDP features of the device say (afxdp-xdp-features.h), or as
+ * our counters found. */
 void afxdp_offload_status(struct afxdp_offload *, int ifindex,
                           struct smap *);
 
