@@ -23,6 +23,17 @@
  * it is loaded device-bound (for one device, BPF_F_XDP_DEV_BOUND_ONLY),
  * which only attaches in native mode.  Userspace loads one or the other.
  *
+ * Both are frags-aware (SEC("xdp.frags"), BPF_F_XDP_HAS_FRAGS): a frame
+ * larger than one buffer (a jumbo frame, a generic-XDP skb with
+ * fragments) comes as a multi-buffer xdp_buff.  The program reads and
+ * writes only its first buffer, where the headers are: the hints go in
+ * front of it, and the AF_XDP socket (bound with XDP_USE_SG) gets the rest
+ * as further descriptors.  A veth refuses a program without the flag while
+ * its peer's MTU is above what one page holds (about 3500 bytes).  The
+ * flow offload parser (bpf/afxdp-offload.bpf.h) checks the IP lengths
+ * against the first buffer only, so a multi-buffer frame never matches an
+ * offloaded flow: it goes to the socket, counted as unparsed.
+ *
  * Userspace (lib/afxdp-xdp.c) recognises a program of ours left behind by a
  * dead ovs-vswitchd by its name, so the two function names below must stay
  * unique and no longer than 15 characters (the kernel keeps only that many).
@@ -330,14 +341,14 @@ static __always_inline int afxdp_redirect(struct xdp_md *ctx, const bool kfuncs)
 	return action;
 }
 
-SEC("xdp")
+SEC("xdp.frags")
 int afxdp_ovs_redir(struct xdp_md *ctx)
 {
 	return afxdp_redirect(ctx, false);
 }
 
 /* Loaded only device-bound, in native mode, when hints are on. */
-SEC("xdp")
+SEC("xdp.frags")
 int afxdp_ovs_dev(struct xdp_md *ctx)
 {
 	return afxdp_redirect(ctx, true);

@@ -37,6 +37,22 @@
 #define SO_BUSY_POLL_BUDGET 70      /* Linux 5.11. */
 #endif
 
+/* AF_XDP multi-buffer (<linux/if_xdp.h>, Linux 6.6): bind flag that lets
+ * a packet span several descriptors, and the descriptor option that says
+ * "more of this packet follows".  A kernel without it refuses the bind
+ * flag with EINVAL. */
+#ifndef XDP_USE_SG
+#define XDP_USE_SG (1 << 4)
+#endif
+#ifndef XDP_PKT_CONTD
+#define XDP_PKT_CONTD (1 << 0)
+#endif
+/* Socket option (SOL_XDP, Linux 6.17): how many descriptors one sendto()
+ * turns into skbs in copy mode, 32 by default. */
+#ifndef XDP_MAX_TX_SKB_BUDGET
+#define XDP_MAX_TX_SKB_BUDGET 9
+#endif
+
 /* Loads an XDP program for one device (prog_ifindex) without offloading
  * it, so that it may call the driver's RX metadata kfuncs.  Linux 6.3. */
 #ifndef BPF_F_XDP_DEV_BOUND_ONLY

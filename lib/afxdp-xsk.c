@@ -31,6 +31,7 @@
 #include "coverage.h"
 #include "openvswitch/util.h"
 #include "openvswitch/vlog.h"
+#include "ovs-thread.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -103,6 +104,67 @@ afxdp_xsk_check_memlock(const char *devname, uint64_t bytes, bool raise,
                       "(options:umem-frames, options:xsk-ring-size)",
                       devname, bytes, (unsigned long long) rl.rlim_cur);
     return ENOBUFS;
+}
+
+/* Returns true if the kernel takes XDP_USE_SG (AF_XDP multi-buffer, Linux
+ * 6.6).  The kernel checks a bind's flags before anything else, so a bind
+ * to no device tells: EINVAL for an unknown flag, ENODEV otherwise.  Asked
+ * once per process. */
+bool
+afxdp_xsk_sg_supported(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+    static bool supported;
+
+    if (ovsthread_once_start(&once)) {
+        struct sockaddr_xdp sxdp;
+        int fd = socket(AF_XDP, SOCK_RAW, 0);
+
+        if (fd >= 0) {
+            memset(&sxdp, 0, sizeof sxdp);
+            sxdp.sxdp_family = AF_XDP;
+            sxdp.sxdp_flags = XDP_COPY | XDP_USE_SG;
+            sxdp.sxdp_ifindex = 0;
+            supported = (bind(fd, (struct sockaddr *) &sxdp, sizeof sxdp)
+                         && errno != EINVAL);
+            close(fd);
+        }
+        VLOG_INFO("AF_XDP multi-buffer (XDP_USE_SG): %s",
+                  supported ? "supported" : "not supported by the kernel");
+        ovsthread_once_done(&once);
+    }
+    return supported;
+}
+
+/* Socket buffer for the skbs that copy mode builds from sent descriptors:
+ * a jumbo frame costs its size in the socket's send buffer until the
+ * device frees it, so the default (net.core.wmem_default, about 200 kB)
+ * would hold only a few dozen. */
+#define AFXDP_XSK_SNDBUF (4 * 1024 * 1024)
+
+/* Makes copy-mode transmit of multi-buffer packets on 'xsk' go at the
+ * pace of single-frame ones: a send buffer for jumbo skbs and, where the
+ * kernel has it (6.17), a per-sendto() budget of descriptors as large as
+ * a burst of the largest packets.  Best effort: a kernel that refuses
+ * leaves the defaults, which only means more kicks. */
+static void
+afxdp_xsk_tune_sg_tx(struct afxdp_xsk *xsk, uint32_t ring_size)
+{
+    int sndbuf = AFXDP_XSK_SNDBUF;
+    int budget = MIN(ring_size, 32 * AFXDP_XSK_TX_MAX_FRAGS);
+
+    if (setsockopt(xsk->fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf,
+                   sizeof sndbuf)
+        && setsockopt(xsk->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+                      sizeof sndbuf)) {
+        VLOG_DBG("queue %"PRIu32": cannot raise SO_SNDBUF: %s",
+                 xsk->queue_id, ovs_strerror(errno));
+    }
+    if (setsockopt(xsk->fd, SOL_XDP, XDP_MAX_TX_SKB_BUDGET, &budget,
+                   sizeof budget)) {
+        VLOG_DBG("queue %"PRIu32": no XDP_MAX_TX_SKB_BUDGET: %s",
+                 xsk->queue_id, ovs_strerror(errno));
+    }
 }
 
 /* Posts up to a full ring of free frames to 'xsk''s fill ring. */
@@ -183,6 +245,7 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
     struct afxdp_xsk *xsk;
     bool new_umem = false;
     long long int deadline;
+    bool sg;
     int ret;
 
     if (zero_copy && set->zc_refused) {
@@ -234,8 +297,13 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
     scfg.rx_size = p->ring_size;
     scfg.tx_size = p->ring_size;
     scfg.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
+    /* On a registration that has a socket, libxdp binds with
+     * XDP_SHARED_UMEM alone and the kernel gives the new socket the first
+     * one's flags: 'sg' below is what the first one got. */
+    sg = p->sg && !(zero_copy && set->sg_refused);
     scfg.bind_flags = ((zero_copy ? XDP_ZEROCOPY : XDP_COPY)
-                       | (p->need_wakeup ? XDP_USE_NEED_WAKEUP : 0));
+                       | (p->need_wakeup ? XDP_USE_NEED_WAKEUP : 0)
+                       | (sg ? XDP_USE_SG : 0));
 
     deadline = time_msec() + AFXDP_XSK_BIND_RETRY_MS;
     for (;;) {
@@ -243,6 +311,14 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
                                         qp->device_queue, *umemp, &xsk->rx,
                                         &xsk->tx, &xsk->fill, &xsk->comp,
                                         &scfg);
+        if (ret == -EOPNOTSUPP && zero_copy && sg && new_umem) {
+            /* A driver without zero-copy multi-buffer: zero-copy without
+             * it, frames up to one UMEM frame. */
+            set->sg_refused = true;
+            sg = false;
+            scfg.bind_flags &= ~XDP_USE_SG;
+            continue;
+        }
         if (ret != -EBUSY || time_msec() >= deadline) {
             break;
         }
@@ -276,6 +352,10 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
     xsk->fd = xsk_socket__fd(xsk->socket);
     xsk->zero_copy = zero_copy;
     xsk->need_wakeup = p->need_wakeup;
+    xsk->sg = sg;
+    if (sg && !zero_copy) {
+        afxdp_xsk_tune_sg_tx(xsk, p->ring_size);
+    }
     afxdp_xsk_prime_fill(xsk, set->pool, p->ring_size);
     *xskp = xsk;
 

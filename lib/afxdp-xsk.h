@@ -47,6 +47,8 @@ struct xsk_umem;
 struct afxdp_xsk_params {
     uint32_t ring_size;         /* Entries in each of the four rings. */
     bool need_wakeup;           /* Bind with XDP_USE_NEED_WAKEUP. */
+    bool sg;                    /* Bind with XDP_USE_SG (multi-buffer):
+                                 * see "Multi-buffer" below. */
 };
 
 /* How to create the socket of one queue. */
@@ -67,6 +69,8 @@ struct afxdp_xsk {
     bool need_wakeup;           /* Bound with XDP_USE_NEED_WAKEUP. */
     bool busy_poll;             /* Busy polling: kick on every empty poll. */
     bool zero_copy;             /* Bound in zero-copy mode. */
+    bool sg;                    /* Bound with XDP_USE_SG: a packet may
+                                 * span several descriptors. */
     uint32_t tx_in_flight;      /* Submitted to tx, not yet completed. */
 
     /* Control path. */
@@ -98,17 +102,35 @@ struct afxdp_xsk_ring_counts {
  * without registering the memory again.
  *
  * The rings belong to libxdp: only libxdp's xsk_socket__delete() and
- * xsk_umem__delete() unmap them. */
+ * xsk_umem__delete() unmap them.
+ *
+ * Multi-buffer.  With 'params.sg' every socket binds with XDP_USE_SG
+ * (Linux 6.6): a packet larger than a frame then comes as several rx
+ * descriptors, all but the last with XDP_PKT_CONTD in 'options', and may
+ * be sent the same way (at most AFXDP_XSK_TX_MAX_FRAGS descriptors in
+ * copy mode).  Sockets sharing a registration inherit the flags of its
+ * first socket (the kernel takes no flags with XDP_SHARED_UMEM), so all
+ * the sockets of one registration agree.  A driver without multi-buffer
+ * in zero-copy mode refuses the flag there (EOPNOTSUPP): the set then
+ * binds zero-copy without it and says so ('sg_refused'); copy mode
+ * always takes it. */
 struct afxdp_xsk_set {
     struct afxdp_pool *pool;    /* Not owned: the port's UMEM pool. */
     struct xsk_umem *umem[2];   /* Registrations: [0] copy, [1] zero-copy. */
     struct afxdp_xsk_params params;
     int zc_refused;             /* Errno of the driver's refusal of
                                  * zero-copy, 0 if it did not refuse. */
+    bool sg_refused;            /* The driver refused XDP_USE_SG in
+                                 * zero-copy mode. */
     int n;                      /* Number of sockets in 'xsks'. */
     struct afxdp_xsk **xsks;    /* Socket i is bound to rx queue i. */
 };
 
+/* Descriptors of one packet the kernel takes on transmit in copy mode:
+ * the skb's linear part and MAX_SKB_FRAGS (17) pages. */
+#define AFXDP_XSK_TX_MAX_FRAGS 18
+
+bool afxdp_xsk_sg_supported(void);
 int afxdp_xsk_check_memlock(const char *devname, uint64_t bytes, bool raise,
                             char **errp);
 int afxdp_xsk_set_open(const char *devname, struct afxdp_pool *,
