@@ -62,6 +62,9 @@ struct netdev_afxdp_tx_lock {
                                                  * by an empty pool. */
         atomic_uint64_t rx_drop_invalid;        /* Descriptors that do not
                                                  * describe a frame. */
+        atomic_uint64_t rx_multi_buffer;        /* Packets received in
+                                                 * several frames, copied
+                                                 * into one dp_packet. */
         const struct xdp_hints_decoder *hints;  /* NULL: hints off. */
         struct afxdp_latency_hist *k2p;         /* Kernel to PMD, if
                                                  * 'hints'. */
@@ -88,7 +91,12 @@ struct netdev_afxdp_tx_lock {
         atomic_uint64_t tx_bytes;               /* Put on the tx ring. */
         atomic_uint64_t tx_drop_no_frame;       /* Pool empty. */
         atomic_uint64_t tx_drop_ring_full;      /* Tx ring full. */
-        atomic_uint64_t tx_drop_oversize;       /* Larger than a frame. */
+        atomic_uint64_t tx_drop_oversize;       /* Larger than the socket
+                                                 * can send (a frame, or
+                                                 * AFXDP_XSK_TX_MAX_FRAGS
+                                                 * with multi-buffer). */
+        atomic_uint64_t tx_multi_buffer;        /* Packets sent in several
+                                                 * descriptors. */
         atomic_uint64_t tx_kick_errors;         /* sendto() failures. */
         atomic_uint64_t tx_drop_no_device;      /* Sent while 'dev_gone'. */
         struct afxdp_pair *pairs;               /* AFXDP_MAX_PAIRS ingress
@@ -127,6 +135,8 @@ struct afxdp_port {
     struct afxdp_xdp *xdp;          /* Our XDP program, or NULL. */
     enum afxdp_mode mode_in_use;    /* Effective mode, if 'xsks'. */
     char *zc_fallback;              /* Why zero-copy is not in use. */
+    char *mtu_refused;              /* Why the last mtu_request was
+                                     * refused, or NULL. */
     char *error;                    /* Why the port is not working. */
     bool dev_gone;                  /* The device 'ifindex' was removed
                                      * under the open sockets. */
@@ -135,6 +145,8 @@ struct afxdp_port {
                                      * gone), else 0: for the rtnetlink
                                      * notifier. */
     atomic_bool link_gone;          /* 'dev_gone', for the notifier. */
+    atomic_int link_max_mtu;        /* Largest device MTU the sockets
+                                     * carry, for the notifier. */
     atomic_int ifindex_for_signal;  /* 'ifindex' for the fatal signal
                                      * hook, 0 if no program attached. */
     uint32_t id;                    /* Unique in this process, never 0. */
@@ -143,6 +155,8 @@ struct afxdp_port {
 };
 
 struct afxdp_port *afxdp_port_lookup(const struct netdev *);
+int afxdp_port_max_mtu(const struct afxdp_port *, const char **why);
+bool afxdp_port_multi_buffer(const struct afxdp_port *);
 struct netdev **afxdp_port_ref_all(const char *name, size_t *n);
 char *afxdp_port_name_by_id(uint32_t id);
 

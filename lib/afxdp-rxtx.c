@@ -213,15 +213,15 @@ struct afxdp_rx_hints_batch {
 };
 
 /* Decodes the XDP hints in front of the frame at 'addr' (frame 'frame'),
- * received as 'xp': records the kernel to PMD latency, keeps the timestamp
- * with the frame for the egress port, and gives OVS the RSS hash. */
+ * received as 'packet': records the kernel to PMD latency, stores the
+ * timestamp in '*ts' (0 if none) for the egress port, and gives OVS the
+ * RSS hash and flow mark. */
 static inline void
-afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet_afxdp *xp,
-               uint64_t addr, uint64_t frame, uint64_t now,
+afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
+               uint64_t *ts, uint64_t addr, uint64_t frame, uint64_t now,
                struct afxdp_rx_hints_batch *hb)
 {
     const struct afxdp_pool_layout *l = q->layout;
-    uint64_t *ts = &afxdp_pool_frame(xp)->rx_ts;
     struct xdp_hints_values v;
 
     if (!xdp_hints_decode(q->hints, afxdp_pool_ptr(l, addr), addr - frame,
@@ -237,14 +237,14 @@ afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet_afxdp *xp,
         if (afxdp_latency_record(q->k2p, delta) && xdp_hints_has_hash(&v)) {
             afxdp_latency_flow_run_add(q->flows, &hb->run,
                                        afxdp_flow_key_fill, v.rx_hash,
-                                       &xp->packet, delta);
+                                       packet, delta);
         }
         *ts = v.rx_timestamp;
     } else {
         *ts = 0;
     }
     if (xdp_hints_has_hash(&v)) {
-        dp_packet_set_rss_hash(&xp->packet, v.rx_hash);
+        dp_packet_set_rss_hash(packet, v.rx_hash);
         hb->n_hash++;
     }
     if (xdp_hints_has_mark(&v)) {
@@ -254,13 +254,102 @@ afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet_afxdp *xp,
          * the flow left the program while the frame waited in the ring
          * (its mark may be another flow's by now). */
         if (afxdp_offload_marks_lookup(q->marks, v.flow_mark, &mark)) {
-            dp_packet_set_flow_mark(&xp->packet, mark);
+            dp_packet_set_flow_mark(packet, mark);
         } else {
             hb->n_stale_marks++;
         }
     }
 }
 
+/* Descriptors one receive call looks at: a burst of packets, some of which
+ * may span several frames (multi-buffer).  A packet's descriptors are
+ * published together, so only the peek limit cuts one. */
+#define AFXDP_RX_MAX_DESCS (NETDEV_MAX_BURST * 2)
+
+/* Returns how many descriptors, from the 'i'th of the 'n' peeked at 'idx'
+ * on 'rx', make up the next packet (XDP_PKT_CONTD on all but its last), or
+ * 0 if its last one is not among them. */
+static inline uint32_t
+afxdp_rx_chain_len(const struct xsk_ring_cons *rx, uint32_t idx, uint32_t i,
+                   uint32_t n)
+{
+    for (uint32_t k = i; k < n; k++) {
+        if (!(xsk_ring_cons__rx_desc(rx, idx + k)->options & XDP_PKT_CONTD)) {
+            return k - i + 1;
+        }
+    }
+    return 0;
+}
+
+/* Where the frames of a receive call go other than to OVS. */
+struct afxdp_rx_returns {
+    uint64_t recycle[AFXDP_RX_MAX_DESCS];   /* Frames for the fill ring. */
+    uint32_t n_recycle;
+    uint32_t n_bad;             /* Descriptors dropped as invalid. */
+};
+
+/* Puts the frame of the descriptor at 'addr' back for the fill ring, or,
+ * if 'addr' is outside the UMEM (no frame at all), only counts it. */
+static inline void
+afxdp_rx_return(const struct afxdp_pool_layout *l, uint64_t addr,
+                struct afxdp_rx_returns *r)
+{
+    if (addr < l->area_size) {
+        r->recycle[r->n_recycle++] = afxdp_pool_frame_addr(l, addr);
+    }
+}
+
+/* Copies the packet of the 'n_desc' descriptors from 'idx' on the rx ring
+ * of 'q' (multi-buffer: a packet larger than a frame) into one malloc'd
+ * dp_packet, owned by the caller, and returns it; its frames go back to
+ * the fill ring at once, through 'r'.  Returns NULL, with every descriptor
+ * counted in 'r->n_bad', if one of them does not describe a frame.  The
+ * hints, if any, are in front of the first frame. */
+static struct dp_packet *
+afxdp_rx_multi(struct netdev_afxdp_tx_lock *q, uint32_t idx, uint32_t n_desc,
+               uint64_t now, struct afxdp_rx_hints_batch *hb,
+               struct afxdp_rx_returns *r)
+{
+    const struct afxdp_pool_layout *l = q->layout;
+    const struct xsk_ring_cons *rx = &q->xsk->rx;
+    const struct xdp_desc *first = xsk_ring_cons__rx_desc(rx, idx);
+    struct dp_packet *packet = NULL;
+    uint64_t ts, total = 0;
+    bool ok = true;
+
+    for (uint32_t i = 0; i < n_desc; i++) {
+        const struct xdp_desc *d = xsk_ring_cons__rx_desc(rx, idx + i);
+
+        ok &= afxdp_pool_rx_desc_ok(l, d->addr, d->len,
+                                    i ? 1 : ETH_HEADER_LEN);
+        total += d->len;
+    }
+    if (OVS_LIKELY(ok)) {
+        packet = dp_packet_new_with_headroom(total, AFXDP_RX_HEADROOM);
+        for (uint32_t i = 0; i < n_desc; i++) {
+            const struct xdp_desc *d = xsk_ring_cons__rx_desc(rx, idx + i);
+
+            dp_packet_put(packet, afxdp_pool_ptr(l, d->addr), d->len);
+        }
+        if (q->hints) {
+            /* The timestamp stays behind: only a packet in a UMEM frame
+             * carries one to its egress port. */
+            afxdp_rx_hints(q, packet, &ts, first->addr,
+                           afxdp_pool_frame_addr(l, first->addr), now, hb);
+        }
+    } else {
+        r->n_bad += n_desc;
+    }
+    for (uint32_t i = 0; i < n_desc; i++) {
+        afxdp_rx_return(l, xsk_ring_cons__rx_desc(rx, idx + i)->addr, r);
+    }
+    return packet;
+}
+
+/* Receives up to NETDEV_MAX_BURST packets from the rx ring of the queue.
+ * A packet in one frame becomes the frame's own dp_packet; a packet in
+ * several frames (multi-buffer) is copied into a malloc'd one and its
+ * frames go straight back to the fill ring. */
 int
 netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
                       int *qfill)
@@ -269,8 +358,8 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     struct netdev_afxdp_tx_lock *q;
     const struct afxdp_pool_layout *l;
     struct afxdp_rx_hints_batch hb = { .n_hints = 0 };
-    uint64_t bad[NETDEV_MAX_BURST];
-    uint32_t n, idx, n_bad = 0, n_outside = 0;
+    struct afxdp_rx_returns ret;
+    uint32_t n, i, idx, n_pkts = 0, n_given = 0, n_multi = 0;
     struct afxdp_xsk *xsk;
     uint64_t bytes = 0, now;
 
@@ -290,7 +379,8 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         return EAGAIN;
     }
 
-    n = xsk_ring_cons__peek(&xsk->rx, NETDEV_MAX_BURST, &idx);
+    n = xsk_ring_cons__peek(&xsk->rx, xsk->sg ? AFXDP_RX_MAX_DESCS
+                                              : NETDEV_MAX_BURST, &idx);
     if (!n) {
         afxdp_rxq_refill(q, 0, NULL, 0);
         if (qfill) {
@@ -304,7 +394,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
      * waiting for each line as the loop below reaches it costs a cache
      * miss per line.  (Here, not in a helper: GCC finds a helper that only
      * prefetches free of side effects and drops the call.) */
-    for (uint32_t i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         uint64_t addr = xsk_ring_cons__rx_desc(&xsk->rx, idx + i)->addr;
 
         if (OVS_LIKELY(addr < l->area_size)) {
@@ -317,22 +407,52 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         }
     }
     now = q->hints ? afxdp_clock_now(&q->rx_clock) : 0;
-    for (uint32_t i = 0; i < n; i++) {
+    ret.n_recycle = ret.n_bad = 0;
+    i = 0;
+    while (i < n && n_pkts < NETDEV_MAX_BURST) {
         const struct xdp_desc *desc = xsk_ring_cons__rx_desc(&xsk->rx,
                                                              idx + i);
         struct dp_packet_afxdp *xp;
         uint64_t frame;
 
+        if (OVS_UNLIKELY(desc->options & XDP_PKT_CONTD)) {
+            uint32_t n_desc = afxdp_rx_chain_len(&xsk->rx, idx, i, n);
+            struct dp_packet *packet = NULL;
+
+            if (n_desc) {
+                packet = afxdp_rx_multi(q, idx + i, n_desc, now, &hb, &ret);
+            } else if (i) {
+                /* Its end is beyond what we peeked: next time. */
+                break;
+            } else {
+                /* The kernel publishes a packet's descriptors together,
+                 * so a chain without an end in a whole peek is no packet
+                 * (longer than any MTU, or a bug): drop it, or it would
+                 * stop the queue for good. */
+                n_desc = n;
+                for (uint32_t k = 0; k < n; k++) {
+                    afxdp_rx_return(l, xsk_ring_cons__rx_desc(
+                                        &xsk->rx, idx + k)->addr, &ret);
+                }
+                ret.n_bad += n;
+            }
+            i += n_desc;
+            if (packet) {
+                dp_packet_batch_add(batch, packet);
+                bytes += dp_packet_size(packet);
+                n_pkts++;
+                n_multi++;
+            }
+            continue;
+        }
+        i++;
         if (OVS_UNLIKELY(!afxdp_pool_rx_desc_ok(l, desc->addr, desc->len,
                                                 ETH_HEADER_LEN))) {
             /* Dropped: a frame of ours goes back to the fill ring below,
              * never through OVS; an address outside the UMEM is no frame
              * at all. */
-            if (desc->addr < l->area_size) {
-                bad[n_bad++] = afxdp_pool_frame_addr(l, desc->addr);
-            } else {
-                n_outside++;
-            }
+            afxdp_rx_return(l, desc->addr, &ret);
+            ret.n_bad++;
             continue;
         }
         xp = afxdp_pool_packet(l, desc->addr);
@@ -341,29 +461,37 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
                             q->frame_size, desc->addr - frame);
         dp_packet_set_size(&xp->packet, desc->len);
         if (q->hints) {
-            afxdp_rx_hints(q, xp, desc->addr, frame, now, &hb);
+            afxdp_rx_hints(q, &xp->packet, &afxdp_pool_frame(xp)->rx_ts,
+                           desc->addr, frame, now, &hb);
         } else {
             /* No timestamp left from the frame's previous use. */
             afxdp_pool_frame(xp)->rx_ts = 0;
         }
         dp_packet_batch_add(batch, &xp->packet);
         bytes += desc->len;
+        n_pkts++;
+        n_given++;
     }
-    /* The release barrier in libxdp's release pairs with the kernel's
+    /* Descriptors peeked but not taken (a burst's worth of packets came
+     * first, or a packet's end was beyond the peek) stay for next time.
+     * The release barrier in libxdp's release pairs with the kernel's
      * acquire of the rx consumer: we are done with the descriptors. */
-    xsk_ring_cons__release(&xsk->rx, n);
-    afxdp_rxq_refill(q, n - n_bad - n_outside, bad, n_bad);
-    if (OVS_UNLIKELY(n_bad || n_outside)) {
-        afxdp_counter_add(&q->rx_drop_invalid, n_bad + n_outside);
+    xsk_ring_cons__cancel(&xsk->rx, n - i);
+    xsk_ring_cons__release(&xsk->rx, i);
+    afxdp_rxq_refill(q, n_given, ret.recycle, ret.n_recycle);
+    if (OVS_UNLIKELY(ret.n_bad)) {
+        afxdp_counter_add(&q->rx_drop_invalid, ret.n_bad);
         VLOG_WARN_RL(&rl, "%s: queue %"PRIu32": dropped %"PRIu32" "
                      "received descriptor(s) that describe no valid frame",
                      netdev_get_name(rxq_->netdev), xsk->queue_id,
-                     n_bad + n_outside);
-        n -= n_bad + n_outside;
+                     ret.n_bad);
     }
 
-    afxdp_counter_add(&q->rx_packets, n);
+    afxdp_counter_add(&q->rx_packets, n_pkts);
     afxdp_counter_add(&q->rx_bytes, bytes);
+    if (OVS_UNLIKELY(n_multi)) {
+        afxdp_counter_add(&q->rx_multi_buffer, n_multi);
+    }
     if (q->hints) {
         /* The packets are still as received: the run's first one can
          * still label its flow. */
@@ -378,7 +506,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     if (qfill) {
         *qfill = xsk_cons_nb_avail(&xsk->rx, UINT32_MAX);
     }
-    return n ? 0 : EAGAIN;
+    return n_pkts ? 0 : EAGAIN;
 }
 
 /* Returns to their pools, a pool at a time, the frames of the AF_XDP
@@ -508,17 +636,64 @@ afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
     return now;
 }
 
-/* Copies the 'n' packets in 'pkts' (at most NETDEV_MAX_BURST, each of
- * them no larger than a frame) into frames of 'q''s pool and sends them.
- * Each packet is either put on the tx ring or counted in one drop counter:
- * ring full or no free frame. */
+/* Number of descriptors a packet of 'size' bytes takes on 'q': 1 if it
+ * fits in a frame; with multi-buffer, one per frame it fills, up to what
+ * the kernel takes (AFXDP_XSK_TX_MAX_FRAGS); 0 if 'q' cannot send it. */
+static inline uint32_t
+afxdp_tx_n_descs(const struct netdev_afxdp_tx_lock *q, uint32_t size)
+{
+    uint32_t n;
+
+    if (OVS_LIKELY(size <= q->frame_size)) {
+        return 1;
+    }
+    n = DIV_ROUND_UP(size, q->frame_size);
+    return q->xsk->sg && n <= AFXDP_XSK_TX_MAX_FRAGS ? n : 0;
+}
+
+/* Returns how many of the 'n' packets whose descriptor counts are in
+ * 'n_descs' fit, in order, in 'room' descriptors, and stores their
+ * descriptors in '*used'. */
+static inline uint32_t
+afxdp_tx_fit(const uint8_t n_descs[], uint32_t n, uint32_t room,
+             uint32_t *used)
+{
+    uint32_t i, d = 0;
+
+    for (i = 0; i < n && d + n_descs[i] <= room; i++) {
+        d += n_descs[i];
+    }
+    *used = d;
+    return i;
+}
+
+/* Kicks 'q' again while its tx ring still holds descriptors, at most
+ * 'max' times: in copy mode one sendto() turns at most the socket's budget
+ * of descriptors (32 before Linux 6.17's XDP_MAX_TX_SKB_BUDGET) into skbs,
+ * and a burst of multi-buffer packets can have more. */
+static inline void
+afxdp_txq_kick_rest(struct netdev_afxdp_tx_lock *q, uint32_t max)
+{
+    struct xsk_ring_prod *tx = &q->xsk->tx;
+
+    for (uint32_t i = 0; i < max && xsk_prod_nb_free(tx, tx->size) < tx->size;
+         i++) {
+        afxdp_txq_kick(q);
+    }
+}
+
+/* Copies the 'n' packets in 'pkts' (at most NETDEV_MAX_BURST), packet i
+ * into 'n_descs[i]' frames of 'q''s pool, and sends them.  Each packet is
+ * either put on the tx ring, all its descriptors, or counted in one drop
+ * counter: ring full or no free frame. */
 static void
 afxdp_txq_send_burst(struct netdev_afxdp_tx_lock *q,
-                     struct dp_packet *pkts[], uint32_t n)
+                     struct dp_packet *pkts[], const uint8_t n_descs[],
+                     uint32_t n, uint32_t n_wanted)
 {
     struct afxdp_xsk *xsk = q->xsk;
-    uint64_t addrs[NETDEV_MAX_BURST];
-    uint32_t n_room, n_frames, idx = 0;
+    uint64_t addrs[NETDEV_MAX_BURST * AFXDP_XSK_TX_MAX_FRAGS];
+    uint32_t n_room, n_fit, n_ok, d, n_frames, idx = 0, k = 0, n_multi = 0;
     uint64_t bytes = 0, now = 0;
 
     afxdp_txq_reap(q);
@@ -526,52 +701,69 @@ afxdp_txq_send_burst(struct netdev_afxdp_tx_lock *q,
         return;
     }
 
-    n_room = xsk_prod_nb_free(&xsk->tx, n);
-    if (n_room < n) {
+    n_room = xsk_prod_nb_free(&xsk->tx, n_wanted);
+    if (n_room < n_wanted) {
         afxdp_txq_kick(q);
         afxdp_txq_reap(q);
-        n_room = xsk_prod_nb_free(&xsk->tx, n);
+        n_room = xsk_prod_nb_free(&xsk->tx, n_wanted);
     }
-    n_room = MIN(n_room, n);
-    if (n_room < n) {
-        afxdp_counter_add(&q->tx_drop_ring_full, n - n_room);
+    n_fit = afxdp_tx_fit(n_descs, n, n_room, &d);
+    if (n_fit < n) {
+        afxdp_counter_add(&q->tx_drop_ring_full, n - n_fit);
     }
-    n_frames = afxdp_pool_get(q->pool, addrs, n_room);
-    if (n_frames < n_room) {
-        afxdp_counter_add(&q->tx_drop_no_frame, n_room - n_frames);
+    n_frames = afxdp_pool_get(q->pool, addrs, d);
+    n_ok = n_fit;
+    if (n_frames < d) {
+        uint32_t d_ok;
+
+        n_ok = afxdp_tx_fit(n_descs, n_fit, n_frames, &d_ok);
+        afxdp_pool_put(q->pool, &addrs[d_ok], n_frames - d_ok);
+        afxdp_counter_add(&q->tx_drop_no_frame, n_fit - n_ok);
+        d = d_ok;
     }
-    if (!n_frames) {
+    if (!d) {
         return;
     }
 
     /* Every slot reserved is submitted below.  The reserve cannot come
      * short (we are the ring's only producer and found the room above),
      * but if it did, the packets would be counted, not lost. */
-    if (OVS_UNLIKELY(xsk_ring_prod__reserve(&xsk->tx, n_frames, &idx)
-                     != n_frames)) {
-        afxdp_pool_put(q->pool, addrs, n_frames);
-        afxdp_counter_add(&q->tx_drop_ring_full, n_frames);
+    if (OVS_UNLIKELY(xsk_ring_prod__reserve(&xsk->tx, d, &idx) != d)) {
+        afxdp_pool_put(q->pool, addrs, d);
+        afxdp_counter_add(&q->tx_drop_ring_full, n_ok);
         return;
     }
-    for (uint32_t i = 0; i < n_frames; i++) {
-        struct xdp_desc *desc = xsk_ring_prod__tx_desc(&xsk->tx, idx + i);
-        uint32_t size = dp_packet_size(pkts[i]);
+    for (uint32_t i = 0; i < n_ok; i++) {
+        const uint8_t *data = dp_packet_data(pkts[i]);
+        uint32_t size = dp_packet_size(pkts[i]), off = 0;
 
-        desc->addr = addrs[i];
-        desc->len = size;
-        desc->options = 0;
-        memcpy(afxdp_pool_ptr(q->layout, addrs[i]), dp_packet_data(pkts[i]),
-               size);
+        for (uint32_t j = 0; j < n_descs[i]; j++, k++) {
+            struct xdp_desc *desc = xsk_ring_prod__tx_desc(&xsk->tx,
+                                                           idx + k);
+            uint32_t len = MIN(size - off, q->frame_size);
+
+            desc->addr = addrs[k];
+            desc->len = len;
+            /* All but a packet's last descriptor say that more follows. */
+            desc->options = j + 1 < n_descs[i] ? XDP_PKT_CONTD : 0;
+            memcpy(afxdp_pool_ptr(q->layout, addrs[k]), data + off, len);
+            off += len;
+        }
+        n_multi += n_descs[i] > 1;
         now = afxdp_tx_latency(q, pkts[i], now);
         bytes += size;
     }
     /* Release barrier in submit pairs with the kernel's acquire of the tx
      * producer: the descriptors and frame contents are visible. */
-    xsk_ring_prod__submit(&xsk->tx, n_frames);
-    xsk->tx_in_flight += n_frames;
+    xsk_ring_prod__submit(&xsk->tx, d);
+    xsk->tx_in_flight += d;
     afxdp_txq_kick(q);
+    if (OVS_UNLIKELY(n_multi)) {
+        afxdp_txq_kick_rest(q, d / NETDEV_MAX_BURST);
+        afxdp_counter_add(&q->tx_multi_buffer, n_multi);
+    }
     afxdp_txq_reap(q);
-    afxdp_counter_add(&q->tx_packets, n_frames);
+    afxdp_counter_add(&q->tx_packets, n_ok);
     afxdp_counter_add(&q->tx_bytes, bytes);
 }
 
@@ -584,28 +776,33 @@ static void
 afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
 {
     struct dp_packet *pkts[NETDEV_MAX_BURST];
+    uint8_t n_descs[NETDEV_MAX_BURST];
     struct dp_packet *packet;
-    uint32_t n = 0, n_oversize = 0;
+    uint32_t n = 0, n_oversize = 0, n_wanted = 0;
 
-    /* Packets larger than a frame are dropped before anything is reserved
+    /* Packets too large to send are dropped before anything is reserved
      * for the others: every packet passed on is sent or counted once. */
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
-        if (OVS_UNLIKELY(dp_packet_size(packet) > q->frame_size)) {
+        uint32_t nd = afxdp_tx_n_descs(q, dp_packet_size(packet));
+
+        if (OVS_UNLIKELY(!nd)) {
             n_oversize++;
             continue;
         }
+        n_descs[n] = nd;
+        n_wanted += nd;
         pkts[n++] = packet;
         if (OVS_UNLIKELY(n == ARRAY_SIZE(pkts))
             && i + 1 < dp_packet_batch_size(batch)) {
             COVERAGE_INC(afxdp_tx_burst_split);
-            afxdp_txq_send_burst(q, pkts, n);
-            n = 0;
+            afxdp_txq_send_burst(q, pkts, n_descs, n, n_wanted);
+            n = n_wanted = 0;
         }
     }
     if (OVS_UNLIKELY(n_oversize)) {
         afxdp_counter_add(&q->tx_drop_oversize, n_oversize);
     }
-    afxdp_txq_send_burst(q, pkts, n);
+    afxdp_txq_send_burst(q, pkts, n_descs, n, n_wanted);
 }
 
 /* The lock is taken only when OVS shares the tx queue, which the thread

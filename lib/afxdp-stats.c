@@ -205,6 +205,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         "xsk_rx_ring_full", "xsk_rx_fill_ring_empty", "xsk_tx_ring_empty",
     };
     uint64_t drops[7] = { 0, 0, 0, 0, 0, 0, 0 };
+    uint64_t rx_mb = 0, tx_mb = 0;
     struct afxdp_xdp_stats ps;
     int n = port->netdev->n_rxq;
 
@@ -224,6 +225,8 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         drops[4] += afxdp_counter_read(&q->rx_fill_starved);
         drops[5] += afxdp_counter_read(&q->tx_drop_no_device);
         drops[6] += afxdp_counter_read(&q->rx_drop_invalid);
+        rx_mb += afxdp_counter_read(&q->rx_multi_buffer);
+        tx_mb += afxdp_counter_read(&q->tx_multi_buffer);
     }
     afxdp_stat(b, drops[0], "afxdp_tx_drop_no_frame");
     afxdp_stat(b, drops[1], "afxdp_tx_drop_ring_full");
@@ -232,6 +235,8 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     afxdp_stat(b, drops[4], "afxdp_rx_fill_starved");
     afxdp_stat(b, drops[5], "afxdp_tx_drop_no_device");
     afxdp_stat(b, drops[6], "afxdp_rx_drop_invalid");
+    afxdp_stat(b, rx_mb, "afxdp_rx_multi_buffer");
+    afxdp_stat(b, tx_mb, "afxdp_tx_multi_buffer");
     afxdp_port_hints_stats(port, b);
 
     for (int i = 0; i < n; i++) {
@@ -359,6 +364,23 @@ afxdp_port_busy_poll_status(const struct afxdp_port *port, struct smap *smap)
     }
 }
 
+/* Adds whether 'port' uses multi-buffer, and the largest MTU it carries,
+ * to 'smap'. */
+static void
+afxdp_port_mtu_status(const struct afxdp_port *port, struct smap *smap)
+    OVS_REQUIRES(port->mutex)
+{
+    const char *why;
+    int max = afxdp_port_max_mtu(port, &why);
+
+    if (afxdp_port_multi_buffer(port)) {
+        smap_add(smap, "multi-buffer", "true");
+    } else {
+        smap_add_format(smap, "multi-buffer", "false (%s)", why);
+    }
+    smap_add_format(smap, "max-mtu", "%d", max);
+}
+
 static void
 afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     OVS_REQUIRES(port->mutex)
@@ -372,6 +394,9 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     smap_add(smap, "xdp-mode-requested", afxdp_mode_to_string(cfg->xdp_mode));
     if (port->error) {
         smap_add(smap, "error", port->error);
+    }
+    if (port->mtu_refused) {
+        smap_add(smap, "mtu-refused", port->mtu_refused);
     }
     if (!port->xsks || port->dev_gone) {
         /* Nothing is in effect; a gone device has no program either. */
@@ -391,6 +416,7 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     smap_add(smap, "use-need-wakeup",
              cfg->use_need_wakeup ? "true" : "false");
     smap_add_format(smap, "xsk-ring-size", "%"PRIu32, cfg->ring_size);
+    afxdp_port_mtu_status(port, smap);
     smap_add_format(smap, "umem-frames", "%"PRIu32,
                     afxdp_config_n_frames(cfg, port->netdev->n_rxq));
     smap_add_format(smap, "umem-numa", "%d",

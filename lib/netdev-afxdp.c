@@ -249,6 +249,7 @@ netdev_afxdp_construct(struct netdev *netdev_)
     afxdp_config_init(&port->requested);
     atomic_init(&port->ifindex_for_signal, 0);
     atomic_init(&port->link_ifindex, 0);
+    atomic_init(&port->link_max_mtu, INT_MAX);
     atomic_init(&port->link_gone, false);
     port->offload = afxdp_offload_create(netdev_get_name(netdev_));
 
@@ -279,29 +280,145 @@ netdev_afxdp_destruct(struct netdev *netdev_)
         afxdp_offload_egress_gone(port->ifindex);
         afxdp_offload_destroy(port->offload);
         free(port->zc_fallback);
+        free(port->mtu_refused);
         free(port->error);
         free(port);
     }
     ovs_mutex_destroy(&dev->mutex);
 }
 
+/* MTU limits.
+ *
+ * Without multi-buffer a packet must fit in one UMEM frame after the
+ * kernel's headroom: 4096 - 256 bytes, less an Ethernet and a VLAN
+ * header, gives 3822.  With multi-buffer (sockets bound with XDP_USE_SG)
+ * a packet spans frames: the limit is then Linux's own, ETH_MAX_MTU
+ * (65535), the most any device takes; such a frame, headers included, is
+ * sent in 17 descriptors, within the 18 the kernel takes per packet in
+ * copy mode, and received in as many as it needs. */
+#define AFXDP_MTU_MAX_MULTI_BUFFER 65535
+BUILD_ASSERT_DECL(AFXDP_MTU_MAX_MULTI_BUFFER + ETH_HEADER_LEN
+                  + VLAN_HEADER_LEN
+                  <= AFXDP_XSK_TX_MAX_FRAGS * AFXDP_CONFIG_FRAME_SIZE);
+
 /* Largest MTU whose frames, with an Ethernet and a VLAN header, fit in a
  * UMEM frame after the kernel's headroom. */
 static int
-afxdp_max_mtu(void)
+afxdp_single_frame_mtu(void)
 {
     return (AFXDP_CONFIG_FRAME_SIZE - AFXDP_RX_HEADROOM
             - ETH_HEADER_LEN - VLAN_HEADER_LEN);
 }
 
+/* True if every socket of 'port' is bound with multi-buffer.  The caller
+ * holds the port's mutex. */
+bool
+afxdp_port_multi_buffer(const struct afxdp_port *port)
+{
+    if (!port->xsks || !port->xsks->n) {
+        return false;
+    }
+    for (int i = 0; i < port->xsks->n; i++) {
+        if (!port->xsks->xsks[i]->sg) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Returns the largest MTU 'port' can carry: with its sockets as they are
+ * bound, or, before it has any, as they will be on this kernel.  If 'why'
+ * is nonnull, stores there a static string saying what sets the limit.
+ * The caller holds the port's mutex. */
+int
+afxdp_port_max_mtu(const struct afxdp_port *port, const char **why)
+{
+    const char *reason;
+    int max;
+
+    if (!afxdp_xsk_sg_supported()) {
+        reason = "the kernel has no AF_XDP multi-buffer (XDP_USE_SG, Linux "
+                 "6.6), so a packet must fit in one UMEM frame";
+        max = afxdp_single_frame_mtu();
+    } else if (port && port->xsks && !afxdp_port_multi_buffer(port)) {
+        reason = "the driver has no multi-buffer in zero-copy mode, so a "
+                 "packet must fit in one UMEM frame; copy mode "
+                 "(options:xdp-mode=native) has it";
+        max = afxdp_single_frame_mtu();
+    } else {
+        reason = "AF_XDP multi-buffer: Linux's largest MTU";
+        max = AFXDP_MTU_MAX_MULTI_BUFFER;
+    }
+    if (why) {
+        *why = reason;
+    }
+    return max;
+}
+
+/* Returns the MTU of device 'name', or 0 if it cannot be read. */
+static int
+afxdp_device_mtu(const char *name)
+{
+    struct ifreq ifr;
+
+    memset(&ifr, 0, sizeof ifr);
+    ovs_strzcpy(ifr.ifr_name, name, sizeof ifr.ifr_name);
+    return af_inet_ioctl(SIOCGIFMTU, &ifr) ? 0 : ifr.ifr_mtu;
+}
+
+/* If the MTU of the device of 'port' (NULL: of a port 'name' yet to be
+ * opened) is larger than the port can carry, returns EMSGSIZE with a
+ * message in '*errp'; else 0.  A device MTU set outside OVS (container
+ * runtimes set their veths' MTU themselves) would otherwise let the
+ * kernel drop every frame larger than a UMEM frame, unseen. */
+static int
+afxdp_check_device_mtu(const char *name, const struct afxdp_port *port,
+                       char **errp)
+{
+    int mtu = afxdp_device_mtu(name);
+    const char *why;
+    int max = afxdp_port_max_mtu(port, &why);
+
+    if (mtu <= max) {
+        return 0;
+    }
+    *errp = xasprintf("%s: the device's MTU %d is larger than the port can "
+                      "carry: the maximum is %d (%s); lower the device's "
+                      "MTU (for veth, also its peer's)", name, mtu, max, why);
+    return EMSGSIZE;
+}
+
+/* Called by lib/netdev-linux.c, with the netdev's mutex held, before it
+ * sets the MTU that the Interface's mtu_request asks for.  OVS ignores
+ * the error beyond a log line and keeps the device's MTU as it is, so the
+ * port goes on with what it carries; the refusal also shows in the
+ * port's status ("mtu-refused") until an MTU is accepted. */
 int
 netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
 {
-    if (mtu > afxdp_max_mtu()) {
-        VLOG_WARN("%s: MTU %d is too large for AF_XDP frames of %d bytes: "
-                  "the maximum is %d", netdev_get_name(netdev), mtu,
-                  AFXDP_CONFIG_FRAME_SIZE, afxdp_max_mtu());
+    struct afxdp_port *port = afxdp_port_lookup(netdev);
+    const char *why;
+    int max = afxdp_port_max_mtu(port, &why);
+
+    if (mtu > max) {
+        char *msg = xasprintf("%s: mtu_request %d refused: the maximum is "
+                              "%d (%s)", netdev_get_name(netdev), mtu, max,
+                              why);
+
+        VLOG_WARN("%s", msg);
+        if (port) {
+            free(port->mtu_refused);
+            port->mtu_refused = msg;
+            netdev_change_seq_changed(netdev);
+        } else {
+            free(msg);
+        }
         return EINVAL;
+    }
+    if (port && port->mtu_refused) {
+        free(port->mtu_refused);
+        port->mtu_refused = NULL;
+        netdev_change_seq_changed(netdev);
     }
     return 0;
 }
@@ -332,6 +449,11 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
             error = afxdp_xsk_check_memlock(
                 name, ((uint64_t) afxdp_config_n_frames(&cfg, n)
                        * AFXDP_CONFIG_FRAME_SIZE), false, errp);
+        }
+        if (!error && !afxdp_xsk_sg_supported()) {
+            /* What this kernel can carry is known now; with multi-buffer
+             * it can depend on the driver, which reconfigure finds out. */
+            error = afxdp_check_device_mtu(name, NULL, errp);
         }
     }
     if (error) {
@@ -490,6 +612,7 @@ afxdp_port_open_sockets(struct afxdp_port *port, enum afxdp_xdp_mode xdp_mode,
     struct afxdp_xsk_params params = {
         .ring_size = cfg->ring_size,
         .need_wakeup = cfg->use_need_wakeup,
+        .sg = afxdp_xsk_sg_supported(),
     };
     struct afxdp_xsk_queue_params *qp = xcalloc(n, sizeof *qp);
     int error;
@@ -700,6 +823,16 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         }
         VLOG_INFO("%s", msg);
     }
+    if (!error) {
+        /* Only now is it known whether the sockets took multi-buffer. */
+        char *msg = NULL;
+
+        error = afxdp_check_device_mtu(name, port, &msg);
+        if (error) {
+            free(*errp);
+            *errp = msg;
+        }
+    }
     if (error) {
         if (cfg->xdp_mode == AFXDP_MODE_NATIVE_ZC) {
             char *hinted = xasprintf("%s; options:xdp-mode=best-effort "
@@ -716,6 +849,8 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     afxdp_port_note_modes(port);
     atomic_store_relaxed(&port->ifindex_for_signal, port->ifindex);
     atomic_store_relaxed(&port->link_ifindex, port->ifindex);
+    atomic_store_relaxed(&port->link_max_mtu,
+                         afxdp_port_max_mtu(port, NULL));
     port->active = *cfg;
     port->n_rxq = n;
     dev->tx_locks = xzalloc_cacheline(n * sizeof *dev->tx_locks);
@@ -842,7 +977,9 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
             return 0;
         }
         if (ifindex == port->ifindex && !port->dev_gone
-            && afxdp_config_equals(&port->active, &port->requested)) {
+            && afxdp_config_equals(&port->active, &port->requested)
+            && (afxdp_device_mtu(netdev_get_name(netdev))
+                <= afxdp_port_max_mtu(port, NULL))) {
             ovs_mutex_unlock(&dev->mutex);
             return 0;
         }
@@ -878,10 +1015,12 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
         }
     } else {
         VLOG_INFO("%s: AF_XDP %s mode, %d queue(s), need_wakeup %s, "
+                  "multi-buffer %s, "
                   "%"PRIu32" UMEM frames, XDP program attached as %s",
                   netdev_get_name(netdev),
                   afxdp_mode_to_string(port->mode_in_use),
                   netdev->n_rxq, port->active.use_need_wakeup ? "on" : "off",
+                  afxdp_port_multi_buffer(port) ? "on" : "off",
                   afxdp_config_n_frames(&port->active, netdev->n_rxq),
                   afxdp_xdp_attach_desc(port->xdp));
         if (port->n_dev_rxq > netdev->n_rxq) {
@@ -970,20 +1109,23 @@ afxdp_link_changed(const struct rtnetlink_change *change,
     }
     ovs_mutex_lock(&afxdp_ports_mutex);
     HMAP_FOR_EACH (port, node, &afxdp_ports) {
+        int ifindex, max_mtu;
         bool gone;
-        int ifindex;
 
         if (change && strcmp(change->ifname, netdev_get_name(port->netdev))) {
             continue;
         }
         atomic_read_relaxed(&port->link_ifindex, &ifindex);
         atomic_read_relaxed(&port->link_gone, &gone);
+        atomic_read_relaxed(&port->link_max_mtu, &max_mtu);
         if (ifindex
             && (!change
                 || (change->nlmsg_type == RTM_DELLINK
                     ? !gone && change->if_index == ifindex
-                    : gone || change->if_index != ifindex))) {
-            /* Gone, back, or replaced: reconfigure finds out which. */
+                    : (gone || change->if_index != ifindex
+                       || change->mtu > max_mtu)))) {
+            /* Gone, back, replaced, or given an MTU larger than the port
+             * carries: reconfigure finds out which. */
             netdev_request_reconfigure(port->netdev);
         }
     }
