@@ -91,12 +91,18 @@ struct netdev_afxdp_tx_lock {
         atomic_uint64_t tx_bytes;               /* Put on the tx ring. */
         atomic_uint64_t tx_drop_no_frame;       /* Pool empty. */
         atomic_uint64_t tx_drop_ring_full;      /* Tx ring full. */
-        atomic_uint64_t tx_drop_oversize;       /* Larger than the socket
-                                                 * can send (a frame, or
-                                                 * AFXDP_XSK_TX_MAX_FRAGS
-                                                 * with multi-buffer). */
+        atomic_uint64_t tx_drop_oversize;       /* Larger than a frame and
+                                                 * than the socket or the
+                                                 * device takes (see
+                                                 * 'tx_max_len'). */
         atomic_uint64_t tx_multi_buffer;        /* Packets sent in several
                                                  * descriptors. */
+        atomic_uint32_t tx_max_len;             /* Largest packet sent in
+                                                 * several descriptors:
+                                                 * the device's MTU and an
+                                                 * Ethernet and two VLAN
+                                                 * headers.  Set by the
+                                                 * main thread. */
         atomic_uint64_t tx_kick_errors;         /* sendto() failures. */
         atomic_uint64_t tx_drop_no_device;      /* Sent while 'dev_gone'. */
         struct afxdp_pair *pairs;               /* AFXDP_MAX_PAIRS ingress

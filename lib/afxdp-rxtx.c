@@ -637,18 +637,21 @@ afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
 }
 
 /* Number of descriptors a packet of 'size' bytes takes on 'q': 1 if it
- * fits in a frame; with multi-buffer, one per frame it fills, up to what
- * the kernel takes (AFXDP_XSK_TX_MAX_FRAGS); 0 if 'q' cannot send it. */
+ * fits in a frame; with multi-buffer, one per frame it fills, if the
+ * device takes it ('tx_max_len': a veth would drop it unseen); 0 if 'q'
+ * cannot send it. */
 static inline uint32_t
 afxdp_tx_n_descs(const struct netdev_afxdp_tx_lock *q, uint32_t size)
 {
-    uint32_t n;
+    uint32_t n, max;
 
     if (OVS_LIKELY(size <= q->frame_size)) {
         return 1;
     }
+    atomic_read_relaxed(CONST_CAST(atomic_uint32_t *, &q->tx_max_len), &max);
     n = DIV_ROUND_UP(size, q->frame_size);
-    return q->xsk->sg && n <= AFXDP_XSK_TX_MAX_FRAGS ? n : 0;
+    return (q->xsk->sg && size <= max && n <= AFXDP_XSK_TX_MAX_FRAGS
+            ? n : 0);
 }
 
 /* Returns how many of the 'n' packets whose descriptor counts are in

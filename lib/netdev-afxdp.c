@@ -388,6 +388,23 @@ afxdp_check_device_mtu(const char *name, const struct afxdp_port *port,
     return EMSGSIZE;
 }
 
+/* Sets the largest packet the queues of 'port' send in several
+ * descriptors from the device's MTU 'mtu' (0: unknown, then as large as
+ * the sockets take).  Main thread only (open, link notifier), like the
+ * replacement of the queue array. */
+static void
+afxdp_port_set_tx_max_len(struct afxdp_port *port, int mtu)
+{
+    struct netdev_afxdp_tx_lock *queues = *port->queues;
+    uint32_t len = (mtu > 0
+                    ? mtu + ETH_HEADER_LEN + 2 * VLAN_HEADER_LEN
+                    : AFXDP_XSK_TX_MAX_FRAGS * AFXDP_CONFIG_FRAME_SIZE);
+
+    for (int i = 0; queues && i < port->netdev->n_txq; i++) {
+        atomic_store_relaxed(&queues[i].tx_max_len, len);
+    }
+}
+
 /* Called by lib/netdev-linux.c, with the netdev's mutex held, before it
  * sets the MTU that the Interface's mtu_request asks for.  OVS ignores
  * the error beyond a log line and keeps the device's MTU as it is, so the
@@ -879,6 +896,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     }
     port->netdev->n_rxq = n;
     port->netdev->n_txq = n;
+    afxdp_port_set_tx_max_len(port, afxdp_device_mtu(name));
     afxdp_offload_attach(port->offload, port->xdp,
                          port->hints_dec
                          && afxdp_xdp_hints_mode(port->xdp)
@@ -1114,6 +1132,10 @@ afxdp_link_changed(const struct rtnetlink_change *change,
 
         if (change && strcmp(change->ifname, netdev_get_name(port->netdev))) {
             continue;
+        }
+        if (change && change->nlmsg_type == RTM_NEWLINK && change->mtu > 0) {
+            /* The MTU is set by OVS (mtu_request) or from outside. */
+            afxdp_port_set_tx_max_len(port, change->mtu);
         }
         atomic_read_relaxed(&port->link_ifindex, &ifindex);
         atomic_read_relaxed(&port->link_gone, &gone);
