@@ -24,8 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "afxdp-mode.h"
 #include "bpf/afxdp-hints.h"
-#include "netdev-afxdp.h"
 
 struct smap;
 

@@ -17,7 +17,9 @@
 #define AFXDP_PORT_PRIVATE_H 1
 
 /* State of an afxdp port, shared by the provider's files:
- *   lib/netdev-afxdp.c  life cycle, receive and send;
+ *   lib/afxdp-port.c    the registry of ports (declared at the end);
+ *   lib/netdev-afxdp.c  life cycle;
+ *   lib/afxdp-rxtx.c    receive and send;
  *   lib/afxdp-stats.c   statistics, status, netdev-afxdp/show;
  *   lib/afxdp-offload.c flow offload into the port's XDP program.
  * Not for other modules.  Locking is described at the top of
@@ -30,7 +32,6 @@
 #include "afxdp-config.h"
 #include "afxdp-clock.h"
 #include "afxdp-latency.h"
-#include "afxdp-offload.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
 #include "netdev-afxdp-pool.h"
@@ -40,6 +41,7 @@
 #include "ovs-atomic.h"
 #include "util.h"
 
+struct afxdp_offload;
 struct netdev;
 struct netdev_class;
 struct afxdp_offload_marks;
@@ -160,6 +162,10 @@ struct afxdp_port {
     struct afxdp_offload *offload;  /* Flow offload state (its own mutex). */
 };
 
+/* The registry (lib/afxdp-port.c): every afxdp port, by netdev. */
+extern struct ovs_mutex afxdp_ports_mutex;
+extern struct hmap afxdp_ports OVS_GUARDED_BY(afxdp_ports_mutex);
+
 struct afxdp_port *afxdp_port_lookup(const struct netdev *);
 int afxdp_port_max_mtu(const struct afxdp_port *, const char **why);
 bool afxdp_port_multi_buffer(const struct afxdp_port *);
@@ -175,6 +181,5 @@ void afxdp_port_linux_status(const struct netdev *, struct smap *);
  * first reconfigure.  For the fast path, which must not use the array
  * while reconfigure replaces it (OVS guarantees that). */
 struct netdev_afxdp_tx_lock *afxdp_port_queues(const struct netdev *);
-void afxdp_stats_register_commands(void);
 
 #endif /* afxdp-port-private.h */

@@ -21,12 +21,15 @@
 
 #include <config.h>
 
+#include "afxdp-stats.h"
+
 #include <errno.h>
 #include <linux/if_xdp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "afxdp-offload.h"
 #include "afxdp-port-private.h"
 #include "netdev-afxdp.h"
 #include "netdev-provider.h"

@@ -19,6 +19,7 @@
  *   netdev-afxdp-pool  UMEM memory, frame allocator, frame accounting
  *   afxdp-xsk        AF_XDP sockets of a port sharing its UMEM
  *   afxdp-xdp        our XDP program: load, attach, XSKMAP
+ *   afxdp-port       the registry of ports (afxdp-port-private.h)
  *   afxdp-stats      statistics, status, netdev-afxdp/show
  *   afxdp-offload    flow offload into our XDP program (OVS's flow API)
  *
@@ -36,7 +37,7 @@
  * replaced only by reconfigure, when no thread polls or sends on the port.
  *
  * Port state that only the control path needs lives in 'struct afxdp_port',
- * found from the netdev through a small registry.
+ * found from the netdev through a small registry (lib/afxdp-port.c).
  *
  * The classes.  lib/netdev-linux.c defines the "afxdp" and "afxdp-nonpmd"
  * classes from the functions of lib/netdev-afxdp.h.  On every OVS version
@@ -77,7 +78,9 @@
 
 #include "afxdp-compat.h"
 #include "afxdp-config.h"
+#include "afxdp-offload.h"
 #include "afxdp-port-private.h"
+#include "afxdp-stats.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
 #include "coverage.h"
@@ -106,10 +109,6 @@ VLOG_DEFINE_THIS_MODULE(netdev_afxdp);
 
 COVERAGE_DEFINE(afxdp_frames_lost);
 
-static struct ovs_mutex afxdp_ports_mutex = OVS_MUTEX_INITIALIZER;
-static struct hmap afxdp_ports OVS_GUARDED_BY(afxdp_ports_mutex)
-    = HMAP_INITIALIZER(&afxdp_ports);
-
 static int afxdp_device_n_rxq(const char *name);
 static int afxdp_plan_queues(const char *name, const struct afxdp_config *,
                              int n_dev, char **errp);
@@ -121,78 +120,6 @@ static void afxdp_port_mark_gone(struct afxdp_port *port,
 static void afxdp_port_close(struct afxdp_port *port,
                              struct netdev_linux *dev)
     OVS_REQUIRES(dev->mutex);
-
-struct afxdp_port *
-afxdp_port_lookup(const struct netdev *netdev)
-{
-    struct afxdp_port *port;
-
-    ovs_mutex_lock(&afxdp_ports_mutex);
-    HMAP_FOR_EACH_WITH_HASH (port, node, hash_pointer(netdev, 0),
-                             &afxdp_ports) {
-        if (port->netdev == netdev) {
-            ovs_mutex_unlock(&afxdp_ports_mutex);
-            return port;
-        }
-    }
-    ovs_mutex_unlock(&afxdp_ports_mutex);
-    return NULL;
-}
-
-/* Returns an array of references to every afxdp netdev, or only to the one
- * named 'name' if nonnull, and its size in '*n'.  The caller closes each
- * netdev and frees the array. */
-struct netdev **
-afxdp_port_ref_all(const char *name, size_t *n)
-{
-    struct netdev **netdevs = NULL;
-    size_t allocated = 0;
-    struct afxdp_port *port;
-
-    *n = 0;
-    ovs_mutex_lock(&afxdp_ports_mutex);
-    HMAP_FOR_EACH (port, node, &afxdp_ports) {
-        if (!name || !strcmp(netdev_get_name(port->netdev), name)) {
-            if (*n >= allocated) {
-                netdevs = x2nrealloc(netdevs, &allocated, sizeof *netdevs);
-            }
-            netdevs[(*n)++] = netdev_ref(port->netdev);
-        }
-    }
-    ovs_mutex_unlock(&afxdp_ports_mutex);
-    return netdevs;
-}
-
-/* Returns the name of the port with 'id' (malloc'd), or NULL if it is
- * gone. */
-char *
-afxdp_port_name_by_id(uint32_t id)
-{
-    struct afxdp_port *port;
-    char *name = NULL;
-
-    ovs_mutex_lock(&afxdp_ports_mutex);
-    HMAP_FOR_EACH (port, node, &afxdp_ports) {
-        if (port->id == id) {
-            name = xstrdup(netdev_get_name(port->netdev));
-            break;
-        }
-    }
-    ovs_mutex_unlock(&afxdp_ports_mutex);
-    return name;
-}
-
-struct netdev_afxdp_tx_lock *
-afxdp_port_queues(const struct netdev *netdev)
-{
-    return netdev_linux_cast(netdev)->tx_locks;
-}
-
-void
-afxdp_port_linux_status(const struct netdev *netdev, struct smap *smap)
-{
-    netdev_linux_get_status(netdev, smap);
-}
 
 /* The netdev_class 'init' of both afxdp classes.  Called once per class
  * while lib/netdev.c registers it. */

@@ -38,15 +38,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* Requested or effective XDP mode of a port (options:xdp-mode). */
-enum afxdp_mode {
-    AFXDP_MODE_UNSPEC,          /* Nothing requested or in use yet. */
-    AFXDP_MODE_BEST_EFFORT,     /* Native zero-copy, native copy, generic. */
-    AFXDP_MODE_NATIVE_ZC,       /* Native XDP and zero-copy sockets only. */
-    AFXDP_MODE_NATIVE,          /* Native XDP, copy-mode sockets. */
-    AFXDP_MODE_GENERIC,         /* Generic (skb) XDP, copy-mode sockets. */
-    AFXDP_MODE_MAX,
-};
+#include "afxdp-mode.h"
 
 struct dp_packet;
 struct dp_packet_batch;

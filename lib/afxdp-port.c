@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* The registry of afxdp ports: finds a port's 'struct afxdp_port' from its
+ * netdev, its id or its name.  lib/netdev-afxdp.c adds and removes the
+ * ports (construct, destruct) and walks them (the rtnetlink notifier, the
+ * fatal signal hook) under 'afxdp_ports_mutex'.  Lock order: that mutex is
+ * never held while taking a netdev's mutex. */
+
+#include <config.h>
+
+#include "afxdp-port-private.h"
+
+#include <string.h>
+
+/* OVS's header defines its casts as static, not static inline, functions;
+ * this file uses netdev_linux_cast() only. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "netdev-linux-private.h"
+#pragma GCC diagnostic pop
+#include "netdev-provider.h"
+#include "openvswitch/hmap.h"
+#include "openvswitch/thread.h"
+#include "smap.h"
+#include "util.h"
+
+struct ovs_mutex afxdp_ports_mutex = OVS_MUTEX_INITIALIZER;
+struct hmap afxdp_ports OVS_GUARDED_BY(afxdp_ports_mutex)
+    = HMAP_INITIALIZER(&afxdp_ports);
+
+struct afxdp_port *
+afxdp_port_lookup(const struct netdev *netdev)
+{
+    struct afxdp_port *port;
+
+    ovs_mutex_lock(&afxdp_ports_mutex);
+    HMAP_FOR_EACH_WITH_HASH (port, node, hash_pointer(netdev, 0),
+                             &afxdp_ports) {
+        if (port->netdev == netdev) {
+            ovs_mutex_unlock(&afxdp_ports_mutex);
+            return port;
+        }
+    }
+    ovs_mutex_unlock(&afxdp_ports_mutex);
+    return NULL;
+}
+
+/* Returns an array of references to every afxdp netdev, or only to the one
+ * named 'name' if nonnull, and its size in '*n'.  The caller closes each
+ * netdev and frees the array. */
+struct netdev **
+afxdp_port_ref_all(const char *name, size_t *n)
+{
+    struct netdev **netdevs = NULL;
+    size_t allocated = 0;
+    struct afxdp_port *port;
+
+    *n = 0;
+    ovs_mutex_lock(&afxdp_ports_mutex);
+    HMAP_FOR_EACH (port, node, &afxdp_ports) {
+        if (!name || !strcmp(netdev_get_name(port->netdev), name)) {
+            if (*n >= allocated) {
+                netdevs = x2nrealloc(netdevs, &allocated, sizeof *netdevs);
+            }
+            netdevs[(*n)++] = netdev_ref(port->netdev);
+        }
+    }
+    ovs_mutex_unlock(&afxdp_ports_mutex);
+    return netdevs;
+}
+
+/* Returns the name of the port with 'id' (malloc'd), or NULL if it is
+ * gone. */
+char *
+afxdp_port_name_by_id(uint32_t id)
+{
+    struct afxdp_port *port;
+    char *name = NULL;
+
+    ovs_mutex_lock(&afxdp_ports_mutex);
+    HMAP_FOR_EACH (port, node, &afxdp_ports) {
+        if (port->id == id) {
+            name = xstrdup(netdev_get_name(port->netdev));
+            break;
+        }
+    }
+    ovs_mutex_unlock(&afxdp_ports_mutex);
+    return name;
+}
+
+struct netdev_afxdp_tx_lock *
+afxdp_port_queues(const struct netdev *netdev)
+{
+    return netdev_linux_cast(netdev)->tx_locks;
+}
+
+void
+afxdp_port_linux_status(const struct netdev *netdev, struct smap *smap)
+{
+    netdev_linux_get_status(netdev, smap);
+}
