@@ -49,8 +49,14 @@
 #include <bpf/bpf_core_read.h>
 #include <xdp/xdp_helpers.h>
 
+#include "bpf/afxdp-actions.bpf.h"
+#include "bpf/afxdp-counters.bpf.h"
 #include "bpf/afxdp-flow.h"
+#include "bpf/afxdp-hash.bpf.h"
 #include "bpf/afxdp-hints.h"
+#include "bpf/afxdp-lookup.bpf.h"
+#include "bpf/afxdp-offload-maps.bpf.h"
+#include "bpf/afxdp-parse.bpf.h"
 #include "bpf/afxdp-shared.h"
 
 /* Knob, set by userspace (lib/afxdp-xdp.c) before the program is loaded
@@ -85,63 +91,6 @@ struct {
 	__type(value, __u32);
 } xsks_map SEC(".maps");
 
-/* Per-CPU decision counters, summed by userspace. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, AFXDP_PROG_N_COUNTERS);
-	__type(key, __u32);
-	__type(value, __u64);
-} afxdp_stats SEC(".maps");
-
-/* Flow offload (bpf/afxdp-flow.h): the mask table, the flows, and the
- * devices flows output to.  All empty until userspace offloads a flow. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct afxdp_flow_masks);
-} afxdp_flow_masks SEC(".maps");
-
-/* The flow table (bpf/afxdp-flow.h): the flows by id, their counters by
- * id, and the buckets that map lookup keys to ids.  Userspace maps the
- * buckets into its memory, to write each way with one store. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
-	__type(key, __u32);
-	__type(value, struct afxdp_flow_entry);
-} afxdp_flows SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, AFXDP_FLOW_MAX_FLOWS);
-	__type(key, __u32);
-	__type(value, struct afxdp_flow_counts);
-} afxdp_flow_stats SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, AFXDP_FLOW_N_BUCKETS);
-	__type(key, __u32);
-	__type(value, struct afxdp_flow_bucket);
-} afxdp_flow_buckets SEC(".maps");
-
-/* Hits per mask slot, per CPU: userspace ranks the masks by them. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, AFXDP_FLOW_MAX_MASKS);
-	__type(key, __u32);
-	__type(value, __u64);
-} afxdp_mask_hits SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
-	__uint(max_entries, AFXDP_FLOW_MAX_EGRESS);
-	__type(key, __u32);
-	__type(value, __u32);
-} afxdp_egress SEC(".maps");
-
 /* Run configuration for libxdp's multi-program dispatcher: run late among
  * other programs, and let the next program see frames we pass to the stack.
  * libxdp ignores it when it attaches the program on its own. */
@@ -150,16 +99,44 @@ struct {
 	__uint(XDP_PASS, 1);
 } XDP_RUN_CONFIG(afxdp_ovs_redir);
 
-static __always_inline void afxdp_count(__u32 idx)
+/* Offloaded flows: returns the XDP action for a frame an offloaded flow
+ * handles, or -1 to go on to the socket, with '*mark' set if a partially
+ * offloaded flow matched, and with 'kw' the frame's key and '*keyed' true
+ * if it was parsed. */
+static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark,
+					  __u64 kw[AFXDP_FLOW_KEY_WORDS],
+					  bool *keyed)
 {
-	__u64 *counter = bpf_map_lookup_elem(&afxdp_stats, &idx);
+	const struct afxdp_flow_masks *t;
+	struct afxdp_flow_counts *counts;
+	struct afxdp_flow_entry *e;
+	__u16 tcp_flags = 0;
+	__u32 zero = 0, id;
 
-	/* Per-CPU slot: no other CPU writes it, a plain add is enough. */
-	if (counter)
-		*counter += 1;
+	t = bpf_map_lookup_elem(&afxdp_flow_masks, &zero);
+	if (!t || !t->n_masks)
+		return -1;
+
+	if (afxdp_parse(ctx, kw, &tcp_flags)) {
+		afxdp_count(AFXDP_PROG_OFFLOAD_UNPARSED);
+		return -1;
+	}
+	*keyed = true;
+	e = afxdp_flow_lookup(t, kw, &id);
+	if (!e) {
+		afxdp_count(AFXDP_PROG_OFFLOAD_MISS);
+		return -1;
+	}
+
+	/* This CPU's counters: plain updates. */
+	counts = bpf_map_lookup_elem(&afxdp_flow_stats, &id);
+	if (counts) {
+		counts->packets++;
+		counts->bytes += ctx->data_end - ctx->data;
+		counts->tcp_flags |= tcp_flags;
+	}
+	return afxdp_flow_act(ctx, e, mark);
 }
-
-#include "bpf/afxdp-offload.bpf.h"
 
 /* Receive timestamp into '*ts', and the XDP_HINTS_F_* bits saying where
  * it came from.  A driver that implements the kfunc but had no timestamp

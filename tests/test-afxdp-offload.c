@@ -15,7 +15,8 @@
 
 /* Checks of flow offload: the match translation of lib/afxdp-offload.c and
  * the parser, lookup and counters of our XDP program
- * (bpf/afxdp-offload.bpf.h), against OVS's own flow_extract().
+ * (bpf/afxdp-parse.bpf.h, bpf/afxdp-lookup.bpf.h), against OVS's own
+ * flow_extract().
  *
  * Commands:
  *

@@ -20,7 +20,7 @@
  *
  * The input is the actions' bytes.  Besides the sanitizers' findings, it
  * checks what the translation promises the program (bpf/afxdp-flow.h,
- * bpf/afxdp-offload.bpf.h); a broken promise aborts:
+ * bpf/afxdp-actions.bpf.h); a broken promise aborts:
  *   - 1 to AFXDP_FLOW_MAX_ACTIONS actions, the last a DROP (without a
  *     datapath, as here, no output has a device), none before it that
  *     ends a flow;
