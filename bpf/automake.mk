@@ -66,6 +66,19 @@ bpf/afxdp-%.skel.h: bpf/afxdp-%.bpf.o
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name afxdp_$*_bpf > $@.tmp \
 	  && mv $@.tmp $@
 
+# check-bpf-headers: each BPF header compiles on its own, with the program's
+# flags, so that it includes what it uses and a program may include any set
+# of them in any order.  Part of "make check-style".
+.PHONY: check-bpf-headers
+check-bpf-headers:
+	@status=0; \
+	for h in $(BPF_BPF_HDRS); do \
+	  echo "  CLANG    $$h (on its own)"; \
+	  echo "#include \"$$h\"" | $(CLANG) $(BPF_CFLAGS) -Wall -Werror \
+	    -I$(srcdir) -x c -c -o /dev/null - || status=1; \
+	done; \
+	exit $$status
+
 .PHONY: check-style-bpf
 check-style-bpf:
 	@if test -z '$(CLANG_FORMAT)'; then \

@@ -279,10 +279,11 @@ ovs-upstream-build:
 	+$(MAKE) -C $(OVS_UPSTREAM_BUILDDIR) $(OVS_MAKE_JOBS) all
 
 # check-style: OVS's checkpatch.py on every userspace C file of ours (the
-# fuzz harnesses of tests/fuzz/automake.mk too), and clang-format on the
-# BPF C (bpf/automake.mk).
+# fuzz harnesses of tests/fuzz/automake.mk too), clang-format on the BPF C
+# and each BPF header compiled on its own (bpf/automake.mk), and no include
+# cycles (check-includes).
 .PHONY: check-style
-check-style: ovs-unpack check-style-bpf
+check-style: ovs-unpack check-style-bpf check-bpf-headers check-includes
 	@status=0; \
 	for f in $(AFXDP_USERSPACE_FILES) $(AFXDP_FUZZ_FILES); do \
 	  echo "  CHECKPATCH $$f"; \
@@ -293,6 +294,17 @@ check-style: ovs-unpack check-style-bpf
 	  echo "check-style: checkpatch.py found problems (see above)" >&2; \
 	fi; \
 	exit $$status
+
+# check-includes: no headers of lib/ and bpf/ that include each other, and
+# no modules that depend on each other, through their headers or through
+# functions one declares and another defines (tests/afxdp-check-includes.py
+# says how modules are told apart).
+.PHONY: check-includes
+check-includes:
+	@echo "  INCLUDES lib/ bpf/"
+	@$(PYTHON3) $(srcdir)/tests/afxdp-check-includes.py $(srcdir) || { \
+	  echo "check-includes: include cycles (see above; --graph prints the module graph)" >&2; \
+	  exit 1; }
 
 # check-warnings: every userspace C file of ours (the fuzz harnesses, which
 # are not in the OVS tree, from our source tree), compiled with the flags

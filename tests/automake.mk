@@ -45,7 +45,8 @@ AFXDP_TEST_HELPERS = \
 	tests/afxdp-strace-unmap.py \
 	tests/afxdp-isolate.sh \
 	tests/afxdp-upstream-suite.sh \
-	tests/afxdp-upstream-suite-ci.txt
+	tests/afxdp-upstream-suite-ci.txt \
+	tests/afxdp-check-includes.py
 
 EXTRA_DIST += \
 	$(AFXDP_UNIT_TESTSUITE_AT) \
