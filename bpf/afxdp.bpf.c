@@ -30,7 +30,7 @@
  * front of it, and the AF_XDP socket (bound with XDP_USE_SG) gets the rest
  * as further descriptors.  A veth refuses a program without the flag while
  * its peer's MTU is above what one page holds (about 3500 bytes).  The
- * flow offload parser (bpf/afxdp-offload.bpf.h) checks the IP lengths
+ * flow offload parser (bpf/afxdp-parse.bpf.h) checks the IP lengths
  * against the first buffer only, so a multi-buffer frame never matches an
  * offloaded flow: it goes to the socket, counted as unparsed.
  *

@@ -793,6 +793,7 @@ afxdp_offload_make_partial(struct afxdp_offload_flow *flow)
  * them ('broken_egress'). */
 static bool
 afxdp_offload_egress_takes(const struct afxdp_offload *o, int ifindex)
+    OVS_REQUIRES(o->mutex)
 {
     uint64_t features;
 
@@ -813,6 +814,7 @@ afxdp_offload_egress_takes(const struct afxdp_offload *o, int ifindex)
 static void
 afxdp_offload_choose(const struct afxdp_offload *o,
                      struct afxdp_offload_flow *flow)
+    OVS_REQUIRES(o->mutex)
 {
     flow->egress_off = false;
     if (!flow->can_full) {

@@ -32,6 +32,7 @@
 #include "netdev-linux-private.h"
 #pragma GCC diagnostic pop
 #include "netdev-provider.h"
+#include "packets.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/thread.h"
 #include "smap.h"
@@ -111,4 +112,72 @@ void
 afxdp_port_linux_status(const struct netdev *netdev, struct smap *smap)
 {
     netdev_linux_get_status(netdev, smap);
+}
+
+/* MTU limits.
+ *
+ * Without multi-buffer a packet must fit in one UMEM frame after the
+ * kernel's headroom: 4096 - 256 bytes, less an Ethernet and a VLAN
+ * header, gives 3822.  With multi-buffer (sockets bound with XDP_USE_SG)
+ * a packet spans frames: the limit is then Linux's own, ETH_MAX_MTU
+ * (65535), the most any device takes; such a frame, headers included, is
+ * sent in 17 descriptors, within the 18 the kernel takes per packet in
+ * copy mode, and received in as many as it needs. */
+#define AFXDP_MTU_MAX_MULTI_BUFFER 65535
+BUILD_ASSERT_DECL(AFXDP_MTU_MAX_MULTI_BUFFER + ETH_HEADER_LEN
+                  + VLAN_HEADER_LEN
+                  <= AFXDP_XSK_TX_MAX_FRAGS * AFXDP_CONFIG_FRAME_SIZE);
+
+/* Largest MTU whose frames, with an Ethernet and a VLAN header, fit in a
+ * UMEM frame after the kernel's headroom. */
+static int
+afxdp_single_frame_mtu(void)
+{
+    return (AFXDP_CONFIG_FRAME_SIZE - AFXDP_RX_HEADROOM
+            - ETH_HEADER_LEN - VLAN_HEADER_LEN);
+}
+
+/* True if every socket of 'port' is bound with multi-buffer.  The caller
+ * holds the port's mutex. */
+bool
+afxdp_port_multi_buffer(const struct afxdp_port *port)
+{
+    if (!port->xsks || !port->xsks->n) {
+        return false;
+    }
+    for (int i = 0; i < port->xsks->n; i++) {
+        if (!port->xsks->xsks[i]->sg) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Returns the largest MTU 'port' can carry: with its sockets as they are
+ * bound, or, before it has any, as they will be on this kernel.  If 'why'
+ * is nonnull, stores there a static string saying what sets the limit.
+ * The caller holds the port's mutex. */
+int
+afxdp_port_max_mtu(const struct afxdp_port *port, const char **why)
+{
+    const char *reason;
+    int max;
+
+    if (!afxdp_xsk_sg_supported()) {
+        reason = "the kernel has no AF_XDP multi-buffer (XDP_USE_SG, Linux "
+                 "6.6), so a packet must fit in one UMEM frame";
+        max = afxdp_single_frame_mtu();
+    } else if (port && port->xsks && !afxdp_port_multi_buffer(port)) {
+        reason = "the driver has no multi-buffer in zero-copy mode, so a "
+                 "packet must fit in one UMEM frame; copy mode "
+                 "(options:xdp-mode=native) has it";
+        max = afxdp_single_frame_mtu();
+    } else {
+        reason = "AF_XDP multi-buffer: Linux's largest MTU";
+        max = AFXDP_MTU_MAX_MULTI_BUFFER;
+    }
+    if (why) {
+        *why = reason;
+    }
+    return max;
 }
