@@ -317,11 +317,11 @@ afxdp_dpif_put(struct afxdp_dpif *d, const struct afxdp_dpif_op *op,
     error = afxdp_offload_flow_put(netdev, &op->match, op->actions,
                                    op->actions_len, &op->ufid, flow->mark);
     if (error) {
-        /* A modified flow whose new actions cannot be offloaded must not
-         * keep its old ones in XDP, in any PMD: OVS asks nobody to remove
-         * it, as it cannot tell the other PMDs. */
+        /* A modified flow whose new actions cannot be offloaded keeps its
+         * old ones in no program (afxdp_offload_flow_put() took them out,
+         * keeping their counts), in no PMD: OVS asks nobody to remove it,
+         * as it cannot tell the other PMDs. */
         COVERAGE_INC(afxdp_offload_dpif_put_failed);
-        afxdp_offload_flow_del(netdev, &op->ufid, NULL);
         afxdp_dpif_flow_destroy(d, flow);
         return error;
     }

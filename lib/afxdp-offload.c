@@ -119,8 +119,10 @@ struct afxdp_offload_flow {
     uint64_t probe_packets;         /* Egress check: the flow's packets... */
     uint64_t probe_xmit;            /* ...and its egress' frames taken, at
                                      * the last check. */
-    bool stale;                     /* Its egress left OVS: in no program
-                                     * until OVS puts or deletes it. */
+    bool stale;                     /* Its egress left OVS, or OVS's
+                                     * modification of it could not be
+                                     * offloaded: in no program until OVS
+                                     * puts or deletes it. */
 };
 
 /* Offload state of one port. */
@@ -1047,6 +1049,13 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
                     "needs an XDP program or GRO on its peer)",
                     netdev_get_name(netdev), flow->full.out_ifindex);
     }
+    /* A modification replaces the flow with the same ufid; its counts
+     * carry over. */
+    old = afxdp_offload_find(o, ufid);
+    if (old) {
+        afxdp_offload_uninstall(o, old);
+        flow->base = old->base;
+    }
     if (flow->partial && !o->marks) {
         COVERAGE_INC(afxdp_offload_refused_action);
         VLOG_DBG_RL(&rl, "%s: flow not offloaded: %s and the port's XDP "
@@ -1054,26 +1063,29 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
                     "ts-hash can)", netdev_get_name(netdev),
                     flow->egress_off ? "its egress takes no redirected "
                     "frames" : "its actions need the PMD");
-        ovs_mutex_unlock(&o->mutex);
-        free(flow);
-        return EOPNOTSUPP;
+        error = EOPNOTSUPP;
+    } else {
+        error = afxdp_offload_install_wait(o, flow);
+        if (error) {
+            VLOG_DBG_RL(&rl, "%s: flow not offloaded: %s", o->name,
+                        ovs_strerror(error));
+        }
     }
-
-    /* A modification replaces the flow with the same ufid; its counts
-     * carry over. */
-    old = afxdp_offload_find(o, ufid);
-    if (old) {
-        afxdp_offload_uninstall(o, old);
-        flow->base = old->base;
-        hmap_remove(&o->flows, &old->node);
-        free(old);
-    }
-    error = afxdp_offload_install_wait(o, flow);
     if (error) {
-        VLOG_DBG_RL(&rl, "%s: flow not offloaded: %s", o->name,
-                    ovs_strerror(error));
+        if (old) {
+            /* The old actions leave the program, but not the counts XDP
+             * made with them: OVS adds ours to the PMD's, and would see
+             * the flow's counts go back.  The record stays, in no program,
+             * until OVS puts or deletes the flow again (or the port
+             * goes). */
+            old->stale = true;
+        }
         free(flow);
     } else {
+        if (old) {
+            hmap_remove(&o->flows, &old->node);
+            free(old);
+        }
         hmap_insert(&o->flows, &flow->node, afxdp_ufid_hash(ufid));
     }
     ovs_mutex_unlock(&o->mutex);
