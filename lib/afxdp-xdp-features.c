@@ -158,20 +158,30 @@ afxdp_xdp_features_parse(const struct ofpbuf *msg, int *ifindex,
     return 0;
 }
 
+int
+afxdp_netdev_genl_dev_get(int family_id, int ifindex, struct ofpbuf **replyp)
+{
+    struct ofpbuf request;
+    int error;
+
+    ofpbuf_init(&request, 0);
+    nl_msg_put_genlmsghdr(&request, 0, family_id, NLM_F_REQUEST,
+                          AFXDP_NETDEV_CMD_DEV_GET, AFXDP_NETDEV_GENL_VERSION);
+    nl_msg_put_u32(&request, AFXDP_NETDEV_A_DEV_IFINDEX, ifindex);
+    error = nl_transact(NETLINK_GENERIC, &request, replyp);
+    ofpbuf_uninit(&request);
+    return error;
+}
+
 /* Asks the kernel for the features of 'ifindex'.  Returns 0 or a positive
  * errno (ENODEV if there is no such device). */
 static int
 afxdp_xdp_features_query(int ifindex, uint64_t *features)
 {
-    struct ofpbuf request, *reply;
+    struct ofpbuf *reply;
     int error, got;
 
-    ofpbuf_init(&request, 0);
-    nl_msg_put_genlmsghdr(&request, 0, family, NLM_F_REQUEST,
-                          AFXDP_NETDEV_CMD_DEV_GET, AFXDP_NETDEV_GENL_VERSION);
-    nl_msg_put_u32(&request, AFXDP_NETDEV_A_DEV_IFINDEX, ifindex);
-    error = nl_transact(NETLINK_GENERIC, &request, &reply);
-    ofpbuf_uninit(&request);
+    error = afxdp_netdev_genl_dev_get(family, ifindex, &reply);
     if (error) {
         return error;
     }

@@ -47,6 +47,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct ofpbuf;
+
+/* Sends the "netdev" family, whose id is 'family_id', a DEV_GET request for
+ * 'ifindex' and waits for the answer.  Returns 0 and the reply in '*replyp'
+ * (the caller deletes it), or a positive errno. */
+int afxdp_netdev_genl_dev_get(int family_id, int ifindex,
+                              struct ofpbuf **replyp);
+
 /* Looks up the "netdev" family and its "mgmt" group.  Main thread, once
  * (later calls do nothing), before any other call. */
 void afxdp_xdp_features_init(void);

@@ -53,6 +53,7 @@
 #include <xdp/libxdp.h>
 
 #include "afxdp-compat.h"
+#include "afxdp-xdp-features.h"
 #include "bpf/afxdp.skel.h"
 #include "netlink.h"
 #include "netlink-socket.h"
@@ -636,22 +637,14 @@ static int
 afxdp_xdp_rx_metadata_features(int ifindex, uint64_t *features)
 {
     const struct nlattr *attr;
-    struct ofpbuf request;
     struct ofpbuf *reply;
     int family = 0;             /* Looked up anew each time (no cache). */
     int error;
 
     error = nl_lookup_genl_family(AFXDP_NETDEV_GENL_NAME, &family);
-    if (error) {
-        return error;
+    if (!error) {
+        error = afxdp_netdev_genl_dev_get(family, ifindex, &reply);
     }
-
-    ofpbuf_init(&request, 0);
-    nl_msg_put_genlmsghdr(&request, 0, family, NLM_F_REQUEST,
-                          AFXDP_NETDEV_CMD_DEV_GET, AFXDP_NETDEV_GENL_VERSION);
-    nl_msg_put_u32(&request, AFXDP_NETDEV_A_DEV_IFINDEX, ifindex);
-    error = nl_transact(NETLINK_GENERIC, &request, &reply);
-    ofpbuf_uninit(&request);
     if (error) {
         return error;
     }
