@@ -306,14 +306,21 @@ __noinline int afxdp_act_set_l4(struct xdp_md *ctx,
 	return e ? afxdp_set_l4(ctx, e) : -1;
 }
 
-/* Runs the actions of 'e'.  Returns the XDP action, or -1 to hand the
- * frame to the socket with '*mark' set. */
+/* Runs the actions of 'e' on the frame of 'ctx', whose buffers hold
+ * 'len' bytes.  Returns the XDP action, or -1 to hand the frame to the
+ * socket with '*mark' set. */
 static __always_inline long afxdp_flow_act(struct xdp_md *ctx,
 					   const struct afxdp_flow_entry *e,
-					   __u32 *mark)
+					   __u32 len, __u32 *mark)
 {
 	long ret;
 
+	/* Before any action rewrites it: the PMD runs them all. */
+	if ((e->out_flags & AFXDP_FLOW_OUT_NO_SG) &&
+	    len > ctx->data_end - ctx->data) {
+		afxdp_count(AFXDP_PROG_OFFLOAD_NO_SG);
+		return -1;
+	}
 #pragma unroll
 	for (int i = 0; i < AFXDP_FLOW_MAX_ACTIONS; i++) {
 		switch (e->acts[i]) {

@@ -188,6 +188,12 @@ enum afxdp_flow_act {
                                  * checksum. */
 };
 
+/* 'out_flags' of a flow entry. */
+#define AFXDP_FLOW_OUT_NO_SG 0x01       /* The egress takes only single-
+                                         * buffer redirected frames (no
+                                         * NDO_XMIT_SG): multi-buffer ones
+                                         * go to the socket. */
+
 /* Value of the array 'afxdp_flows', by flow id: one flow's lookup key and
  * actions, 192 bytes: three cache lines, the first of which holds what a
  * lookup reads for a key of up to 6 words and an output.  The values the
@@ -211,7 +217,7 @@ struct afxdp_flow_entry {
                                          * mask below is not zero. */
     __u8 tp_proto;                      /* ACT_SET_L4: IPPROTO_TCP or
                                          * IPPROTO_UDP. */
-    __u8 pad0;
+    __u8 out_flags;                     /* ACT_OUTPUT: AFXDP_FLOW_OUT_*. */
     __be32 ip6_label, ip6_label_mask;   /* ACT_SET_IP (IPv6): flow label,
                                          * in the low 20 bits. */
     __be16 tp_src, tp_src_mask;         /* ACT_SET_L4. */

@@ -8,7 +8,9 @@
  * gives up and the frame goes to the PMD: a miss is always safe, a wrong
  * key never is.  It may demand more than OVS does (e.g. 8 bytes of ICMP),
  * never less.  The actions and the hints' hash find the L3 and L4 headers
- * with the lighter afxdp_l3() and afxdp_ip_l4(). */
+ * with the lighter afxdp_l3() and afxdp_ip_l4().  In a multi-buffer frame
+ * the parser reads the headers in the first buffer and checks the IP
+ * lengths against the length of all the buffers. */
 #ifndef AFXDP_PARSE_BPF_H
 #define AFXDP_PARSE_BPF_H 1
 
@@ -122,6 +124,20 @@ static __always_inline bool afxdp_fits(__u8 *b, __u32 len, void *lim, void *end)
 	return (void *)(b + len) <= lim && (void *)(b + len) <= end;
 }
 
+/* True if the L3 packet of 'len' bytes at 'l3' ends past the frame of
+ * 'ctx', whose first (or only) buffer ends at 'end'.  Only a frame that
+ * seems cut short costs the helper call that finds the length of all its
+ * buffers (a multi-buffer frame: a jumbo frame on most drivers, larger
+ * than about 3,500 bytes on veth); its headers are in the first one. */
+static __always_inline bool afxdp_l3_past_end(struct xdp_md *ctx, void *l3,
+					      __u32 len, void *end)
+{
+	if (l3 + len <= end)
+		return false;
+	return (__u64)(l3 - (void *)(long)ctx->data) + len >
+	       bpf_xdp_get_buff_len(ctx);
+}
+
 /* Parses the L4 header at 'l4' (whose L3 payload ends at 'lim', in a frame
  * that ends at 'end') for 'proto', and its TCP flags into '*tcp_flags'.
  * Returns tp_src | tp_dst << 16 (the low half of key word 3; 0 for a
@@ -164,8 +180,9 @@ static __always_inline __s64 afxdp_parse_l4(void *l4, void *lim, void *end,
 
 /* Parses the IPv4 header at 'l3' into words 2 to 7 of 'kw', word 2 having
  * 'w2' so far.  Returns 0 or -1. */
-static __always_inline int afxdp_parse_ipv4(void *l3, void *end, __u64 w2,
-					    __u64 *kw, __u16 *tcp_flags)
+static __always_inline int afxdp_parse_ipv4(struct xdp_md *ctx, void *l3,
+					    void *end, __u64 w2, __u64 *kw,
+					    __u16 *tcp_flags)
 {
 	struct iphdr *ip = l3;
 	__u32 ihl, tot_len;
@@ -177,7 +194,7 @@ static __always_inline int afxdp_parse_ipv4(void *l3, void *end, __u64 w2,
 	ihl = ip->ihl * 4;
 	tot_len = bpf_ntohs(ip->tot_len);
 	if (ip->version != 4 || ihl < sizeof *ip || tot_len < ihl ||
-	    l3 + tot_len > end)
+	    afxdp_l3_past_end(ctx, l3, tot_len, end))
 		return -1;
 	w2 |= (__u64)ip->protocol << AFXDP_W2_PROTO_SHIFT |
 	      (__u64)ip->tos << AFXDP_W2_TOS_SHIFT |
@@ -202,8 +219,9 @@ static __always_inline int afxdp_parse_ipv4(void *l3, void *end, __u64 w2,
 }
 
 /* As afxdp_parse_ipv4(), for the IPv6 header at 'l3'. */
-static __always_inline int afxdp_parse_ipv6(void *l3, void *end, __u64 w2,
-					    __u64 *kw, __u16 *tcp_flags)
+static __always_inline int afxdp_parse_ipv6(struct xdp_md *ctx, void *l3,
+					    void *end, __u64 w2, __u64 *kw,
+					    __u16 *tcp_flags)
 {
 	struct ipv6hdr *ip6 = l3;
 	__s64 ports;
@@ -213,7 +231,7 @@ static __always_inline int afxdp_parse_ipv6(void *l3, void *end, __u64 w2,
 	if ((void *)(ip6 + 1) > end || ip6->version != 6)
 		return -1;
 	plen = bpf_ntohs(ip6->payload_len);
-	if ((void *)(ip6 + 1) + plen > end)
+	if (afxdp_l3_past_end(ctx, l3, sizeof *ip6 + plen, end))
 		return -1;
 	nxt = ip6->nexthdr;
 	/* Extension headers OVS walks: hop-by-hop, routing, fragment,
@@ -270,9 +288,9 @@ static __always_inline int afxdp_parse(struct xdp_md *ctx, __u64 *kw,
 		return -1;
 	kw[1] = w1 | (__u64)proto << 32;
 	if (proto == bpf_htons(ETH_P_IP))
-		return afxdp_parse_ipv4(l3, end, w2, kw, tcp_flags);
+		return afxdp_parse_ipv4(ctx, l3, end, w2, kw, tcp_flags);
 	if (proto == bpf_htons(ETH_P_IPV6))
-		return afxdp_parse_ipv6(l3, end, w2, kw, tcp_flags);
+		return afxdp_parse_ipv6(ctx, l3, end, w2, kw, tcp_flags);
 	kw[2] = w2;
 	kw[3] = 0;
 	kw[4] = 0;

@@ -26,6 +26,9 @@ enum afxdp_prog_counter {
                                   * socket. */
     AFXDP_PROG_OFFLOAD_ACTION_ERROR, /* An action failed (no room to push
                                       * a tag, egress gone): dropped. */
+    AFXDP_PROG_OFFLOAD_NO_SG,   /* Offloaded flow, multi-buffer frame,
+                                 * an egress that takes only single-buffer
+                                 * redirected frames: to the socket. */
     AFXDP_PROG_N_COUNTERS
 };
 

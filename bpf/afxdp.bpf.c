@@ -111,7 +111,7 @@ static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark,
 	struct afxdp_flow_counts *counts;
 	struct afxdp_flow_entry *e;
 	__u16 tcp_flags = 0;
-	__u32 zero = 0, id;
+	__u32 zero = 0, id, len;
 
 	t = bpf_map_lookup_elem(&afxdp_flow_masks, &zero);
 	if (!t || !t->n_masks)
@@ -128,14 +128,16 @@ static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark,
 		return -1;
 	}
 
-	/* This CPU's counters: plain updates. */
+	/* This CPU's counters: plain updates.  The length of all the
+	 * frame's buffers, as OVS counts a multi-buffer frame whole. */
+	len = bpf_xdp_get_buff_len(ctx);
 	counts = bpf_map_lookup_elem(&afxdp_flow_stats, &id);
 	if (counts) {
 		counts->packets++;
-		counts->bytes += ctx->data_end - ctx->data;
+		counts->bytes += len;
 		counts->tcp_flags |= tcp_flags;
 	}
-	return afxdp_flow_act(ctx, e, mark);
+	return afxdp_flow_act(ctx, e, len, mark);
 }
 
 /* Receive timestamp into '*ts', and the XDP_HINTS_F_* bits saying where

@@ -803,11 +803,28 @@ afxdp_offload_egress_takes(const struct afxdp_offload *o, int ifindex)
         return true;
     }
     if (!afxdp_xdp_features_get(ifindex, &features)
-        /* Our program is not frags-aware: its frames are single-buffer. */
         && !afxdp_xdp_features_take_redirect(features, false)) {
         return false;
     }
     return !afxdp_offload_is_broken(ifindex);
+}
+
+/* The AFXDP_FLOW_OUT_* flags of an output to device 'ifindex', which
+ * afxdp_offload_egress_takes(): AFXDP_FLOW_OUT_NO_SG if a native program's
+ * multi-buffer frames (jumbo frames) would be dropped there, because the
+ * kernel says the device's ndo_xdp_xmit takes single-buffer frames only;
+ * the program then hands those frames to the PMD, and redirects the
+ * others. */
+static uint8_t
+afxdp_offload_out_flags(const struct afxdp_offload *o, int ifindex)
+    OVS_REQUIRES(o->mutex)
+{
+    uint64_t features;
+
+    return (!o->generic
+            && !afxdp_xdp_features_get(ifindex, &features)
+            && !afxdp_xdp_features_take_redirect(features, true)
+            ? AFXDP_FLOW_OUT_NO_SG : 0);
 }
 
 /* Sets what 'flow', not installed, runs in the program of 'o': its actions
@@ -827,6 +844,10 @@ afxdp_offload_choose(const struct afxdp_offload *o,
         afxdp_offload_make_partial(flow);
     } else {
         flow->entry = flow->full;
+        if (flow->entry.out_ifindex) {
+            flow->entry.out_flags
+                = afxdp_offload_out_flags(o, flow->entry.out_ifindex);
+        }
         flow->partial = false;
     }
 }
@@ -854,7 +875,9 @@ afxdp_offload_rechoose(struct afxdp_offload *o, int ifindex,
             continue;
         }
         if (flow->slot >= 0
-            && flow->egress_off == afxdp_offload_egress_takes(o, ifindex)) {
+            && (flow->egress_off == afxdp_offload_egress_takes(o, ifindex)
+                || (!flow->partial && flow->entry.out_flags
+                    != afxdp_offload_out_flags(o, ifindex)))) {
             afxdp_offload_uninstall(o, flow);
         } else if (flow->slot >= 0) {
             continue;
@@ -946,11 +969,11 @@ afxdp_offload_egress_changed(int ifindex)
 }
 
 /* The kernel says that device 'ifindex' started or stopped taking the
- * frames that XDP redirects to it (its NDO_XMIT feature went from 'old' to
- * 'new'; a veth's peer turned GRO or an XDP program on or off): the flows
- * of native-XDP ports that output to it move into XDP or back to the PMD
- * at once.  Called by afxdp-xdp-features' thread without any of our
- * locks. */
+ * frames that XDP redirects to it, or multi-buffer ones (its NDO_XMIT or
+ * NDO_XMIT_SG feature went from 'old' to 'new'; a veth's peer turned GRO
+ * or an XDP program on or off): the flows of native-XDP ports that output
+ * to it move into XDP or back to the PMD at once.  Called by
+ * afxdp-xdp-features' thread without any of our locks. */
 static void
 afxdp_offload_xdp_features_changed(int ifindex, uint64_t old, uint64_t new)
 {
@@ -959,7 +982,9 @@ afxdp_offload_xdp_features_changed(int ifindex, uint64_t old, uint64_t new)
     char name[IF_NAMESIZE];
     struct afxdp_offload *o;
 
-    if (takes == afxdp_xdp_features_take_redirect(old, false)) {
+    if (takes == afxdp_xdp_features_take_redirect(old, false)
+        && (afxdp_xdp_features_take_redirect(new, true)
+            == afxdp_xdp_features_take_redirect(old, true))) {
         return;
     }
     if (takes) {

@@ -58,6 +58,9 @@ import sys
 import time
 
 _SEQ = struct.Struct("!Q")
+# SO_RCVBUFFORCE (<asm-generic/socket.h>), which Python names only on
+# some builds.
+_SO_RCVBUFFORCE = getattr(socket, "SO_RCVBUFFORCE", 33)
 
 
 class _Payloads:
@@ -177,7 +180,13 @@ def cmd_tcp_client(args):
 def cmd_udp_recv(args):
     sock = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+    # 4 MB, also past net.core.rmem_max where allowed (root): a receiver
+    # descheduled for a while on a busy machine must not drop datagrams,
+    # jumbo ones (20 of them fill rmem_max's default) least of all.
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, _SO_RCVBUFFORCE, 4 << 20)
+    except PermissionError:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
     sock.bind(("::", args.port))
     _touch(args.ready)
     deadline = time.monotonic() + args.duration

@@ -413,6 +413,7 @@ format_moved(struct ds *s, const struct counters *a, const struct counters *b)
         [AFXDP_PROG_OFFLOAD_MISS] = "offload_miss",
         [AFXDP_PROG_OFFLOAD_UNPARSED] = "offload_unparsed",
         [AFXDP_PROG_OFFLOAD_ACTION_ERROR] = "offload_action_error",
+        [AFXDP_PROG_OFFLOAD_NO_SG] = "offload_egress_no_sg",
     };
 
     ds_put_cstr(s, "counters moved:");
@@ -1701,6 +1702,50 @@ check_act_no_egress(const struct prog *p, struct ds *err)
     frame_destroy(&f);
 }
 
+/* A multi-buffer frame (a 9000-byte one, which BPF_PROG_TEST_RUN spreads
+ * over several buffers) of a flow whose egress takes only single-buffer
+ * redirected frames (AFXDP_FLOW_OUT_NO_SG): to the socket, counted; the
+ * same flow's single-buffer frames are redirected.  The flow counts the
+ * whole multi-buffer frame. */
+static void
+check_act_no_sg(const struct prog *p, struct ds *err)
+{
+    struct act_spec acts[AFXDP_FLOW_MAX_ACTIONS] = {
+        { .type = AFXDP_FLOW_ACT_OUTPUT }
+    };
+    uint64_t stub[64 / 8];
+    struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
+    struct afxdp_flow_counts counts;
+    struct afxdp_flow_entry e;
+    struct dp_packet *jumbo;
+    struct frame f;
+    int slot = 0;
+
+    frame_init(&f, frame_by_name("IPv4 UDP"));
+    jumbo = dp_packet_clone(f.pkt);
+    dp_packet_put_zeros(jumbo, 9000 - dp_packet_size(jumbo));
+    act_translate(acts, &e, &odp);
+    e.out_flags = AFXDP_FLOW_OUT_NO_SG;
+    clear_flows(p);
+    set_masks(p, 1, &slot, &f.mask);
+    add_flow(p, &f.key, &f.mask, slot, &e);
+    run_expect(p, jumbo, "multi-buffer frame, egress without SG", XDP_PASS,
+               AFXDP_PROG_OFFLOAD_NO_SG, AFXDP_PROG_NO_SOCKET, err);
+    run_expect(p, f.pkt, "single-buffer frame, egress without SG",
+               XDP_REDIRECT, AFXDP_PROG_OFFLOAD_FORWARDED, -1, err);
+    flow_counts(p, &f.key, slot, &counts);
+    if (counts.packets != 2
+        || counts.bytes != 9000 + dp_packet_size(f.pkt)) {
+        ds_put_format(err, "; flow counted %"PRIu64" packets, %"PRIu64
+                      " bytes (expected 2, %"PRIu32")",
+                      (uint64_t) counts.packets, (uint64_t) counts.bytes,
+                      9000 + dp_packet_size(f.pkt));
+    }
+    dp_packet_delete(jumbo);
+    ofpbuf_uninit(&odp);
+    frame_destroy(&f);
+}
+
 /* Random cases the 'actions' command runs by default, always the same
  * ones. */
 #define ACT_N_RANDOM 10000
@@ -1746,13 +1791,18 @@ cmd_actions(struct ovs_cmdl_context *ctx)
     printf("%-71s %s%s\n", "output to a device not in the devmap",
            err.length ? "DISAGREE" : "dropped, counted", ds_cstr(&err));
     n_bad += err.length > 0;
+    ds_clear(&err);
+    check_act_no_sg(&p, &err);
+    printf("%-71s %s%s\n", "multi-buffer frame to an egress without SG",
+           err.length ? "DISAGREE" : "to the PMD, counted", ds_cstr(&err));
+    n_bad += err.length > 0;
     ds_destroy(&err);
     CHECK(n_random >= 0);
     n_random_bad = check_act_random(&p, n_random, seed);
     prog_unload(&p);
     printf("%d random cases (seed %d), %d disagree\n", n_random, seed,
            n_random_bad);
-    printf("%d action cases, %d disagree\n", n + 1, n_bad);
+    printf("%d action cases, %d disagree\n", n + 2, n_bad);
     exit(n_bad || n_random_bad ? 1 : 0);
 }
 
