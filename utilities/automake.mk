@@ -40,7 +40,8 @@ ovn-sandbox: all
 BENCH_XDP = utilities/afxdp-bench-xdp
 BENCH_XDP_CFLAGS = -Wall -Wextra
 
-EXTRA_DIST += utilities/ovs-afxdp-bench utilities/afxdp-bench-xdp.c
+EXTRA_DIST += utilities/ovs-afxdp-bench utilities/afxdp_benchlib.py \
+	utilities/afxdp-bench-xdp.c
 CLEANFILES += $(BENCH_XDP)
 
 all-local: $(BENCH_XDP)
