@@ -85,7 +85,8 @@ def run(args, check=True, timeout=STEP_TIMEOUT, env=None, quiet=False):
 
 
 def in_ns(ns, args):
-    return ['ip', 'netns', 'exec', ns] + args
+    """ARGS run in network namespace NS (None: our own)."""
+    return ['ip', 'netns', 'exec', ns] + args if ns else args
 
 
 def pinned(cpu, args):

@@ -40,8 +40,8 @@ ovn-sandbox: all
 BENCH_XDP = utilities/afxdp-bench-xdp
 BENCH_XDP_CFLAGS = -Wall -Wextra
 
-EXTRA_DIST += utilities/ovs-afxdp-bench utilities/afxdp_benchlib.py \
-	utilities/afxdp-bench-xdp.c
+EXTRA_DIST += utilities/ovs-afxdp-bench utilities/ovs-afxdp-bench-tcp \
+	utilities/afxdp_benchlib.py utilities/afxdp-bench-xdp.c
 CLEANFILES += $(BENCH_XDP)
 
 all-local: $(BENCH_XDP)
@@ -56,14 +56,22 @@ $(BENCH_XDP): utilities/afxdp-bench-xdp.c $(BENCH_BPF_HDR) $(BENCH_BPF_SKEL)
 # the upstream variant runs that version's own provider, built from the
 # same source (ovs-upstream-build, lib/automake.mk).
 BENCH_SAME_OVS = $(filter ovs,$(AFXDP_OVS_TREE))
-.PHONY: bench
-bench: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
-	cd $(abs_top_builddir) && \
+BENCH_RUN = cd $(abs_top_builddir) && \
 	  OVS_BUILDDIR='$(OVS_BUILDDIR)' \
 	  OVS_UPSTREAM_BUILDDIR='$(if $(BENCH_SAME_OVS),,$(OVS_UPSTREAM_BUILDDIR))' \
 	  abs_top_srcdir='$(abs_top_srcdir)' \
-	  abs_top_builddir='$(abs_top_builddir)' \
-	  $(abs_top_srcdir)/utilities/ovs-afxdp-bench $(BENCHFLAGS)
+	  abs_top_builddir='$(abs_top_builddir)'
+.PHONY: bench
+bench: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
+	$(BENCH_RUN) $(abs_top_srcdir)/utilities/ovs-afxdp-bench $(BENCHFLAGS)
+
+# The TCP benchmark: iperf3 through the same variants' switches
+# (utilities/ovs-afxdp-bench-tcp, "make bench-tcp", extra arguments in
+# BENCHFLAGS, e.g. make bench-tcp BENCHFLAGS='--mtu 9000 --streams 1').
+.PHONY: bench-tcp
+bench-tcp: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
+	$(BENCH_RUN) $(abs_top_srcdir)/utilities/ovs-afxdp-bench-tcp \
+	  $(BENCHFLAGS)
 
 # Our checkers cover afxdp-bench-xdp too: checkpatch.py (make check-style)
 # and the warnings of check-warnings, by gcc and clang, without OVS's flags
