@@ -1,4 +1,3 @@
-#! /usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 # Copyright (c) 2026 The ovs-afxdp authors.
 #
