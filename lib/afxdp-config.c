@@ -43,6 +43,7 @@ static const char *const afxdp_option_keys[] = {
     "umem-frames", "umem-hugepages", "rxq-xsk-mode", "busy-poll",
     "busy-poll-budget",
     "prefer-busy-poll", "rxq-busy-poll", "xdp-hints", "xdp-hints-dev-bound",
+    "latency-sample",
 };
 
 static const char *const afxdp_hints_names[] = {
@@ -99,6 +100,7 @@ afxdp_config_init(struct afxdp_config *cfg)
      * Documentation/topics/afxdp-options.rst), and a switch does not
      * control when its devices go away. */
     cfg->hints_dev_bound = false;
+    cfg->latency_sample = AFXDP_CONFIG_DEFAULT_LATENCY_SAMPLE;
     for (int i = 0; i < AFXDP_CONFIG_MAX_RXQ; i++) {
         cfg->rxq_mode[i] = AFXDP_XSK_DEFAULT;
         cfg->rxq_busy_poll[i] = -1;
@@ -384,8 +386,24 @@ afxdp_config_parse_hints(const char *devname, const struct smap *args,
     }
     value = smap_get(args, "xdp-hints-dev-bound");
     if (value) {
-        return afxdp_config_parse_bool(devname, "xdp-hints-dev-bound", value,
-                                       &cfg->hints_dev_bound, errp);
+        int error = afxdp_config_parse_bool(devname, "xdp-hints-dev-bound",
+                                            value, &cfg->hints_dev_bound,
+                                            errp);
+        if (error) {
+            return error;
+        }
+    }
+    value = smap_get(args, "latency-sample");
+    if (value) {
+        unsigned long long x;
+
+        if (!afxdp_config_parse_uint(value, 1,
+                                     AFXDP_CONFIG_MAX_LATENCY_SAMPLE, &x)) {
+            *errp = afxdp_config_bad_value(devname, "latency-sample", value,
+                                           "an integer from 1 to 65536");
+            return EINVAL;
+        }
+        cfg->latency_sample = x;
     }
     return 0;
 }
@@ -554,6 +572,7 @@ afxdp_config_to_smap(const struct afxdp_config *cfg, struct smap *args)
     smap_add(args, "xdp-hints", afxdp_hints_mode_to_string(cfg->hints));
     smap_add(args, "xdp-hints-dev-bound",
              cfg->hints_dev_bound ? "true" : "false");
+    smap_add_format(args, "latency-sample", "%"PRIu32, cfg->latency_sample);
     afxdp_config_list_to_smap(cfg, "rxq-xsk-mode", afxdp_config_get_rxq_mode,
                               args);
     afxdp_config_list_to_smap(cfg, "rxq-busy-poll",

@@ -38,6 +38,8 @@ struct smap;
 #define AFXDP_CONFIG_MAX_FRAMES (1u << 20)  /* 4 GiB of UMEM at most. */
 #define AFXDP_CONFIG_MAX_BUSY_POLL 1000000  /* usecs. */
 #define AFXDP_CONFIG_DEFAULT_BUDGET 64
+#define AFXDP_CONFIG_DEFAULT_LATENCY_SAMPLE 16  /* One packet in 16. */
+#define AFXDP_CONFIG_MAX_LATENCY_SAMPLE 65536
 
 /* How a queue's socket binds, as requested. */
 enum afxdp_xsk_mode {
@@ -70,6 +72,8 @@ struct afxdp_config {
     bool prefer_busy_poll;      /* options:prefer-busy-poll. */
     enum xdp_hints_mode hints;  /* options:xdp-hints. */
     bool hints_dev_bound;       /* options:xdp-hints-dev-bound. */
+    uint32_t latency_sample;    /* options:latency-sample: time one packet
+                                 * in this many, 1 = every packet. */
 
     /* Per-queue overrides, indexed by OVS rx queue id. */
     uint8_t rxq_mode[AFXDP_CONFIG_MAX_RXQ];     /* enum afxdp_xsk_mode. */

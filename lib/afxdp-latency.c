@@ -902,7 +902,7 @@ afxdp_latency_format_addr(struct ds *ds, const struct in6_addr *a,
 }
 
 /* Appends one line (without newline) describing 's' to 'ds', e.g.
- * "udp 10.0.0.1:1234 > 10.0.0.2:53 hash=0x1a2b3c4d packets=1000
+ * "udp 10.0.0.1:1234 > 10.0.0.2:53 hash=0x1a2b3c4d samples=1000
  * avg=12.3us max=80.0us". */
 void
 afxdp_latency_flow_format(const struct afxdp_latency_flow_stats *s,
@@ -943,7 +943,7 @@ afxdp_latency_flow_format(const struct afxdp_latency_flow_stats *s,
         ds_put_cstr(ds, " > ");
         afxdp_latency_format_addr(ds, &k->dst, k->dst_port, ports);
     }
-    ds_put_format(ds, " hash=0x%08"PRIx32" packets=%"PRIu64" avg=",
+    ds_put_format(ds, " hash=0x%08"PRIx32" samples=%"PRIu64" avg=",
                   s->hash, s->packets);
     afxdp_latency_format_ns(ds, s->avg_ns);
     ds_put_cstr(ds, " max=");

@@ -74,6 +74,8 @@ struct netdev_afxdp_tx_lock {
                                                  * hash from hints), if
                                                  * 'hints'. */
         struct afxdp_clock rx_clock;            /* For kernel to PMD. */
+        struct afxdp_latency_sampler sampler;   /* Packets to time, if
+                                                 * 'hints'. */
         atomic_uint64_t rx_hints;               /* Frames with hints. */
         atomic_uint64_t rx_hints_missing;       /* Frames without. */
         atomic_uint64_t rx_hash_from_hints;     /* RSS hash handed to OVS. */

@@ -205,43 +205,51 @@ afxdp_flow_key_fill(const void *packet_, struct afxdp_latency_flow_key *key)
     }
 }
 
-/* Counts of one receive batch's hints, and its current run of packets of
- * one flow for the per-flow latency table. */
+/* Counts of one receive batch's hints, its current run of packets of one
+ * flow for the per-flow latency table, and what chooses the packets to
+ * time (the queue's sampler, copied for the batch). */
 struct afxdp_rx_hints_batch {
     uint32_t n_hints, n_missing, n_hash, n_stale_marks;
     struct afxdp_latency_flow_run run;
+    struct afxdp_latency_sampler sampler;
+    uint64_t now;               /* Clock, read at the batch's first timed
+                                 * packet; 0 until then. */
 };
 
 /* Decodes the XDP hints in front of the frame at 'addr' (frame 'frame'),
- * received as 'packet': records the kernel to PMD latency, stores the
- * timestamp in '*ts' (0 if none) for the egress port, and gives OVS the
- * RSS hash and flow mark. */
+ * received as 'packet', and gives OVS the RSS hash and flow mark.  If the
+ * sampler chooses the packet, records its kernel to PMD latency and
+ * stores its timestamp in '*ts' for the egress port; otherwise (or
+ * without a timestamp) stores 0 there. */
 static inline void
 afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
-               uint64_t *ts, uint64_t addr, uint64_t frame, uint64_t now,
+               uint64_t *ts, uint64_t addr, uint64_t frame,
                struct afxdp_rx_hints_batch *hb)
 {
     const struct afxdp_pool_layout *l = q->layout;
     struct xdp_hints_values v;
 
+    *ts = 0;
     if (!xdp_hints_decode(q->hints, afxdp_pool_ptr(l, addr), addr - frame,
                           &v)) {
         hb->n_missing++;
-        *ts = 0;
         return;
     }
     hb->n_hints++;
-    if (xdp_hints_clock(&v) == XDP_HINTS_CLOCK_MONOTONIC) {
-        int64_t delta = now - v.rx_timestamp;
+    if (OVS_UNLIKELY(afxdp_latency_sample(&hb->sampler))
+        && xdp_hints_clock(&v) == XDP_HINTS_CLOCK_MONOTONIC) {
+        int64_t delta;
 
+        if (!hb->now) {
+            hb->now = afxdp_clock_now(&q->rx_clock);
+        }
+        delta = hb->now - v.rx_timestamp;
         if (afxdp_latency_record(q->k2p, delta) && xdp_hints_has_hash(&v)) {
             afxdp_latency_flow_run_add(q->flows, &hb->run,
                                        afxdp_flow_key_fill, v.rx_hash,
                                        packet, delta);
         }
         *ts = v.rx_timestamp;
-    } else {
-        *ts = 0;
     }
     if (xdp_hints_has_hash(&v)) {
         dp_packet_set_rss_hash(packet, v.rx_hash);
@@ -307,7 +315,7 @@ afxdp_rx_return(const struct afxdp_pool_layout *l, uint64_t addr,
  * hints, if any, are in front of the first frame. */
 static struct dp_packet *
 afxdp_rx_multi(struct netdev_afxdp_tx_lock *q, uint32_t idx, uint32_t n_desc,
-               uint64_t now, struct afxdp_rx_hints_batch *hb,
+               struct afxdp_rx_hints_batch *hb,
                struct afxdp_rx_returns *r)
 {
     const struct afxdp_pool_layout *l = q->layout;
@@ -335,7 +343,7 @@ afxdp_rx_multi(struct netdev_afxdp_tx_lock *q, uint32_t idx, uint32_t n_desc,
             /* The timestamp stays behind: only a packet in a UMEM frame
              * carries one to its egress port. */
             afxdp_rx_hints(q, packet, &ts, first->addr,
-                           afxdp_pool_frame_addr(l, first->addr), now, hb);
+                           afxdp_pool_frame_addr(l, first->addr), hb);
         }
     } else {
         r->n_bad += n_desc;
@@ -361,7 +369,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     struct afxdp_rx_returns ret;
     uint32_t n, i, idx, n_pkts = 0, n_given = 0, n_multi = 0;
     struct afxdp_xsk *xsk;
-    uint64_t bytes = 0, now;
+    uint64_t bytes = 0;
 
     if (OVS_UNLIKELY(!queues || rxq_->queue_id >= rxq_->netdev->n_rxq)) {
         return EAGAIN;
@@ -406,7 +414,8 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
             OVS_PREFETCH(data);
         }
     }
-    now = q->hints ? afxdp_clock_now(&q->rx_clock) : 0;
+    hb.sampler = q->sampler;
+    hb.now = 0;
     ret.n_recycle = ret.n_bad = 0;
     i = 0;
     while (i < n && n_pkts < NETDEV_MAX_BURST) {
@@ -420,7 +429,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
             struct dp_packet *packet = NULL;
 
             if (n_desc) {
-                packet = afxdp_rx_multi(q, idx + i, n_desc, now, &hb, &ret);
+                packet = afxdp_rx_multi(q, idx + i, n_desc, &hb, &ret);
             } else if (i) {
                 /* Its end is beyond what we peeked: next time. */
                 break;
@@ -462,7 +471,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         dp_packet_set_size(&xp->packet, desc->len);
         if (q->hints) {
             afxdp_rx_hints(q, &xp->packet, &afxdp_pool_frame(xp)->rx_ts,
-                           desc->addr, frame, now, &hb);
+                           desc->addr, frame, &hb);
         } else {
             /* No timestamp left from the frame's previous use. */
             afxdp_pool_frame(xp)->rx_ts = 0;
@@ -496,6 +505,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         /* The packets are still as received: the run's first one can
          * still label its flow. */
         afxdp_latency_flow_run_flush(q->flows, &hb.run, afxdp_flow_key_fill);
+        q->sampler = hb.sampler;
         afxdp_counter_add(&q->rx_hints, hb.n_hints);
         afxdp_counter_add(&q->rx_hints_missing, hb.n_missing);
         afxdp_counter_add(&q->rx_hash_from_hints, hb.n_hash);

@@ -409,6 +409,10 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     smap_add(smap, "xdp-attach", afxdp_xdp_attach_desc(port->xdp));
     afxdp_offload_status(port->offload, port->ifindex, smap);
     smap_add(smap, "xdp-hints", afxdp_xdp_hints_desc(port->xdp));
+    if (port->hints_dec) {
+        smap_add_format(smap, "latency-sample", "1 in %"PRIu32" packets",
+                        cfg->latency_sample);
+    }
     smap_add_format(smap, "xdp-prog-id", "%"PRIu32,
                     afxdp_xdp_prog_id(port->xdp));
     smap_add_format(smap, "n_rxq", "%d", port->netdev->n_rxq);
@@ -534,6 +538,10 @@ afxdp_port_latency_show(struct netdev *netdev, struct ds *ds)
         ds_put_cstr(ds, "  not configured\n");
     } else if (!port->hints_dec) {
         ds_put_cstr(ds, "  kernel to PMD: XDP hints are off\n");
+    } else {
+        /* Every count below is of timed packets: say how many that is. */
+        ds_put_format(ds, "  sampling: 1 in %"PRIu32" packets\n",
+                      port->active.latency_sample);
     }
     for (int i = 0; queues && port->hints_dec && i < netdev->n_rxq; i++) {
         ds_put_format(ds, "  rxq %d kernel to PMD: ", i);

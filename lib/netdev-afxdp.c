@@ -745,6 +745,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
             q->k2p = xzalloc_cacheline(sizeof *q->k2p);
             afxdp_latency_hist_init(q->k2p);
             q->flows = afxdp_latency_flows_create(0);
+            afxdp_latency_sampler_init(&q->sampler, cfg->latency_sample);
         }
         q->pairs = xzalloc_cacheline(AFXDP_MAX_PAIRS * sizeof *q->pairs);
         for (int k = 0; k < AFXDP_MAX_PAIRS; k++) {

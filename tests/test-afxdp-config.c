@@ -78,6 +78,7 @@ test_defaults(void)
     ovs_assert(cfg.xdp_mode == AFXDP_MODE_BEST_EFFORT);
     ovs_assert(cfg.n_rxq == 0);     /* All the device's queues. */
     ovs_assert(cfg.start_queue == 0);
+    ovs_assert(cfg.latency_sample == AFXDP_CONFIG_DEFAULT_LATENCY_SAMPLE);
     ovs_assert(cfg.use_need_wakeup);
     ovs_assert(cfg.ring_size == AFXDP_CONFIG_DEFAULT_RING);
     ovs_assert(cfg.umem_frames == 0);
@@ -137,6 +138,10 @@ test_good_values(void)
                && cfg.busy_poll_budget == 16);
     ovs_assert(!parse1("prefer-busy-poll", "false", &cfg, &msg)
                && !cfg.prefer_busy_poll);
+    ovs_assert(!parse1("latency-sample", "1", &cfg, &msg)
+               && cfg.latency_sample == 1);
+    ovs_assert(!parse1("latency-sample", "65536", &cfg, &msg)
+               && cfg.latency_sample == 65536);
     printf("good values: ok\n");
 }
 
@@ -170,6 +175,9 @@ test_bad_values(void)
     check_bad("busy-poll-budget", "0", "an integer from 1 to 65535");
     check_bad("busy-poll-budget", "65536", "an integer from 1 to 65535");
     check_bad("prefer-busy-poll", "yes", "true or false");
+    check_bad("latency-sample", "0", "an integer from 1 to 65536");
+    check_bad("latency-sample", "65537", "an integer from 1 to 65536");
+    check_bad("latency-sample", "1/16", "an integer from 1 to 65536");
     for (size_t i = 0; i < 7; i++) {
         static const char *const bad_lists[] = {
             "0-copy", "x:copy", "0:fast", "0:copy,0:auto", "256:copy",
@@ -243,6 +251,7 @@ test_round_trip(void)
     smap_add(&args, "rxq-xsk-mode", "2:copy,0:auto");
     smap_add(&args, "busy-poll", "20");
     smap_add(&args, "rxq-busy-poll", "1:0,2:100");
+    smap_add(&args, "latency-sample", "100");
     ovs_assert(!afxdp_config_parse("p0", &args, &a, &msg));
     afxdp_config_to_smap(&a, &out);
     ovs_assert(!afxdp_config_parse("p0", &out, &b, &msg));

@@ -581,11 +581,11 @@ test_flows_basic(void)
     afxdp_latency_flows_top(f, AFXDP_LATENCY_BY_PACKETS, st, 8);
     afxdp_latency_flow_format(&st[0], &ds);
     ovs_assert(!strcmp(ds_cstr(&ds), "udp 10.0.0.1:1 > 10.1.0.0:53 "
-                       "hash=0x00000001 packets=3 avg=2.0us max=3.0us"));
+                       "hash=0x00000001 samples=3 avg=2.0us max=3.0us"));
     ds_clear(&ds);
     afxdp_latency_flow_format(&st[1], &ds);
     ovs_assert(!strcmp(ds_cstr(&ds), "tcp [2001:db8::1]:40000 > "
-                       "[2001:db8::2]:80 hash=0xdeadbeef packets=2 "
+                       "[2001:db8::2]:80 hash=0xdeadbeef samples=2 "
                        "avg=15.0us max=20.0us"));
 
     /* Sizes are rounded to powers of 2 within the limits. */
@@ -968,6 +968,42 @@ test_clock(void)
            c.tsc ? "TSC" : "clock_gettime()", n, worst, tol);
 }
 
+/* The sampler times the first packet and then one in 'every', across
+ * calls: exactly ceil(n / every) of n packets, none twice in a row unless
+ * 'every' is 1. */
+static void
+test_sampler(void)
+{
+    static const uint32_t everys[] = { 1, 2, 16, 1000, 65536 };
+
+    for (size_t i = 0; i < ARRAY_SIZE(everys); i++) {
+        struct afxdp_latency_sampler s;
+        uint32_t every = everys[i];
+        uint64_t n_timed = 0, last = 0;
+
+        afxdp_latency_sampler_init(&s, every);
+        for (uint64_t n = 1; n <= 200000; n++) {
+            if (afxdp_latency_sample(&s)) {
+                ovs_assert(n_timed == 0 || n - last == every);
+                last = n;
+                n_timed++;
+            }
+            ovs_assert(n_timed == DIV_ROUND_UP(n, every));
+        }
+    }
+
+    /* 0 means every packet; init starts again with the next one. */
+    struct afxdp_latency_sampler s;
+
+    afxdp_latency_sampler_init(&s, 0);
+    ovs_assert(afxdp_latency_sample(&s) && afxdp_latency_sample(&s));
+    afxdp_latency_sampler_init(&s, 3);
+    ovs_assert(afxdp_latency_sample(&s) && !afxdp_latency_sample(&s));
+    afxdp_latency_sampler_init(&s, 3);
+    ovs_assert(afxdp_latency_sample(&s));
+    printf("sampler: ok\n");
+}
+
 static void
 test_afxdp_latency_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
@@ -984,6 +1020,7 @@ test_afxdp_latency_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_flows_threads();
     test_flows_runs();
     test_clock();
+    test_sampler();
     printf("PASS\n");
 }
 
