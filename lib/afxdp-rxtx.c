@@ -227,16 +227,21 @@ afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
                struct afxdp_rx_hints_batch *hb)
 {
     const struct afxdp_pool_layout *l = q->layout;
+    const uint8_t *data = afxdp_pool_ptr(l, addr);
     struct xdp_hints_values v;
 
+    /* Every packet: only what OVS gets from the hints.  A timed packet:
+     * all of them (the same bytes, now in the cache). */
     *ts = 0;
-    if (!xdp_hints_decode(q->hints, afxdp_pool_ptr(l, addr), addr - frame,
-                          &v)) {
+    if (!xdp_hints_decode_fields(q->hints, data, addr - frame,
+                                 XDP_HINTS_VALID(RX_HASH)
+                                 | XDP_HINTS_VALID(FLOW_MARK), &v)) {
         hb->n_missing++;
         return;
     }
     hb->n_hints++;
     if (OVS_UNLIKELY(afxdp_latency_sample(&hb->sampler))
+        && xdp_hints_decode(q->hints, data, addr - frame, &v)
         && xdp_hints_clock(&v) == XDP_HINTS_CLOCK_MONOTONIC) {
         int64_t delta;
 

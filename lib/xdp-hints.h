@@ -167,14 +167,20 @@ xdp_hints_read__(const uint8_t *meta, const struct xdp_hints_member *m)
  * and fills '*out' if the 4 bytes before 'data' are the BTF id of a layout
  * of 'dec' and 'meta_len' covers that layout.  Returns false, leaving
  * '*out' alone, if 'meta_len' < 4, the id is unknown or 'meta_len' is too
- * short for the layout; the caller counts those. */
+ * short for the layout; the caller counts those.
+ *
+ * Only the members in 'fields' (XDP_HINTS_VALID() bits) are read, and
+ * 'flags', which says which of them hold a value; the others read as
+ * absent.  With 'fields' a constant, the compiler leaves out the reads
+ * of the others: the fast path asks only for what it uses per packet. */
 static inline bool
-xdp_hints_decode(const struct xdp_hints_decoder *dec, const uint8_t *data,
-                 size_t meta_len, struct xdp_hints_values *out)
+xdp_hints_decode_fields(const struct xdp_hints_decoder *dec,
+                        const uint8_t *data, size_t meta_len,
+                        uint32_t fields, struct xdp_hints_values *out)
 {
     const struct xdp_hints_layout *l;
     const uint8_t *meta;
-    uint32_t btf_id;
+    uint32_t btf_id, valid;
 
     if (meta_len < sizeof btf_id) {
         return false;
@@ -187,10 +193,11 @@ xdp_hints_decode(const struct xdp_hints_decoder *dec, const uint8_t *data,
 
     meta = data - l->size;
     memset(out, 0, sizeof *out);
-    out->valid = l->valid;
+    valid = l->valid & (fields | XDP_HINTS_VALID(FLAGS));
+    out->valid = valid;
     out->btf_id = btf_id;
 #define XDP_HINTS_GET__(NAME, MEMBER)                                   \
-    if (l->valid & XDP_HINTS_VALID(NAME)) {                             \
+    if (valid & XDP_HINTS_VALID(NAME)) {                             \
         out->MEMBER = xdp_hints_read__(                                 \
             meta, &l->members[XDP_HINTS_FIELD_##NAME]);                 \
     }
@@ -203,6 +210,16 @@ xdp_hints_decode(const struct xdp_hints_decoder *dec, const uint8_t *data,
     XDP_HINTS_GET__(FLOW_MARK, flow_mark);
 #undef XDP_HINTS_GET__
     return true;
+}
+
+/* Decodes every member the layout has: xdp_hints_decode_fields() with all
+ * of them. */
+static inline bool
+xdp_hints_decode(const struct xdp_hints_decoder *dec, const uint8_t *data,
+                 size_t meta_len, struct xdp_hints_values *out)
+{
+    return xdp_hints_decode_fields(dec, data, meta_len,
+                                   (1u << XDP_HINTS_N_FIELDS) - 1, out);
 }
 
 /* True if the layout has member XDP_HINTS_FIELD_<FIELD> and, when it also

@@ -308,6 +308,21 @@ test_decode(void)
     ovs_assert(xdp_hints_clock(&v) == XDP_HINTS_CLOCK_DEVICE);
     ovs_assert(xdp_hints_has_hash(&v) && xdp_hints_has_vlan(&v));
 
+    /* Only the hash asked for (the receive path's per-packet decode): the
+     * hash and the flags, nothing else, and the same validity checks. */
+    memset(&v, 0x5a, sizeof v);
+    ovs_assert(xdp_hints_decode_fields(dec, f.data, 36,
+                                       XDP_HINTS_VALID(RX_HASH), &v));
+    ovs_assert(v.btf_id == ids.b);
+    ovs_assert(v.valid == (XDP_HINTS_VALID(RX_HASH)
+                           | XDP_HINTS_VALID(FLAGS)));
+    ovs_assert(v.rx_hash == 0xdeadbeef && xdp_hints_has_hash(&v));
+    ovs_assert(!v.rx_timestamp && !v.hash_type && !v.vlan_tci);
+    ovs_assert(xdp_hints_clock(&v) == XDP_HINTS_CLOCK_NONE);
+    ovs_assert(!xdp_hints_has_vlan(&v) && !xdp_hints_has_mark(&v));
+    ovs_assert(!xdp_hints_decode_fields(dec, f.data, 35,
+                                        XDP_HINTS_VALID(RX_HASH), &v));
+
     /* The flags say hash and tag hold nothing. */
     put(meta + 0, 2, XDP_HINTS_F_TIMESTAMP);
     ovs_assert(xdp_hints_decode(dec, f.data, 36, &v));
