@@ -220,8 +220,10 @@ struct afxdp_rx_hints_batch {
  * received as 'packet', and gives OVS the RSS hash and flow mark.  If the
  * sampler chooses the packet, records its kernel to PMD latency and
  * stores its timestamp in '*ts' for the egress port; otherwise (or
- * without a timestamp) stores 0 there. */
-static inline void
+ * without a timestamp) stores 0 there.  Always inlined: GCC kept it a
+ * call per packet, and the constant set of members the per-packet decode
+ * asks for must reach xdp_hints_decode_fields(). */
+static inline ALWAYS_INLINE void
 afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
                uint64_t *ts, uint64_t addr, uint64_t frame,
                struct afxdp_rx_hints_batch *hb)

@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "bpf/afxdp-hints.h"
+#include "compiler.h"
 
 struct btf;
 
@@ -172,8 +173,9 @@ xdp_hints_read__(const uint8_t *meta, const struct xdp_hints_member *m)
  * Only the members in 'fields' (XDP_HINTS_VALID() bits) are read, and
  * 'flags', which says which of them hold a value; the others read as
  * absent.  With 'fields' a constant, the compiler leaves out the reads
- * of the others: the fast path asks only for what it uses per packet. */
-static inline bool
+ * of the others (it is always inlined so that it can): the fast path asks
+ * only for what it uses per packet. */
+static inline ALWAYS_INLINE bool
 xdp_hints_decode_fields(const struct xdp_hints_decoder *dec,
                         const uint8_t *data, size_t meta_len,
                         uint32_t fields, struct xdp_hints_values *out)
