@@ -82,6 +82,8 @@ check_ranges(const struct afxdp_config *cfg)
     ovs_assert(cfg->umem_frames <= AFXDP_CONFIG_MAX_FRAMES);
     ovs_assert(cfg->busy_poll <= AFXDP_CONFIG_MAX_BUSY_POLL);
     ovs_assert(cfg->busy_poll_budget >= 1);
+    ovs_assert(cfg->latency_sample >= 1
+               && cfg->latency_sample <= AFXDP_CONFIG_MAX_LATENCY_SAMPLE);
     for (int q = 0; q < AFXDP_CONFIG_MAX_RXQ; q++) {
         struct afxdp_busy_poll bp;
         enum afxdp_xsk_mode mode = afxdp_config_queue_mode(cfg, q);
