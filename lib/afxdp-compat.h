@@ -22,6 +22,7 @@
  * feature rejects them at run time with an errno that the caller reports.
  * What the OVS tree offers comes from its probes (patches/ovs-probe). */
 
+#include <stdint.h>
 #include <sys/socket.h>
 #include <linux/bpf.h>
 
@@ -52,6 +53,44 @@
 #ifndef XDP_MAX_TX_SKB_BUDGET
 #define XDP_MAX_TX_SKB_BUDGET 9
 #endif
+
+/* AF_XDP TX metadata (<linux/if_xdp.h>, Linux 6.8): a UMEM registered
+ * with 'tx_metadata_len' keeps that many bytes in front of every sent
+ * descriptor's data for a 'struct afxdp_tx_metadata'; a descriptor with
+ * XDP_TX_METADATA in 'options' asks the kernel to act on it, e.g. finish a
+ * partial TCP or UDP checksum.  From Linux 6.11 the registration must also
+ * carry XDP_UMEM_TX_METADATA_LEN, which older kernels refuse (EINVAL). */
+#ifndef XDP_UMEM_TX_METADATA_LEN
+#define XDP_UMEM_TX_METADATA_LEN (1 << 2)
+#endif
+#ifndef XDP_TX_METADATA
+#define XDP_TX_METADATA (1 << 1)
+#endif
+#ifndef XDP_TXMD_FLAGS_CHECKSUM
+#define XDP_TXMD_FLAGS_CHECKSUM (1 << 1)
+#endif
+
+/* 'struct xdp_umem_reg' as Linux 6.8 has it: Debian 12's header (6.1)
+ * ends at 'flags', and its last four bytes are padding there. */
+struct afxdp_umem_reg {
+    uint64_t addr;              /* Start of the area. */
+    uint64_t len;               /* Its length. */
+    uint32_t chunk_size;        /* Frame size. */
+    uint32_t headroom;          /* Kernel's rx headroom in a frame. */
+    uint32_t flags;             /* XDP_UMEM_*. */
+    uint32_t tx_metadata_len;   /* Bytes before each sent descriptor. */
+};
+
+/* The kernel's 'struct xsk_tx_metadata' (Linux 6.8; 24 bytes since 6.14
+ * added 'launch_time'), placed 'tx_metadata_len' bytes before a sent
+ * descriptor's data. */
+struct afxdp_tx_metadata {
+    uint64_t flags;             /* XDP_TXMD_FLAGS_*. */
+    uint16_t csum_start;        /* Checksum from this byte of the packet */
+    uint16_t csum_offset;       /* to its end, stored this far after it. */
+    uint32_t pad;
+    uint64_t launch_time;       /* Unused here. */
+};
 
 /* Loads an XDP program for one device (prog_ifindex) without offloading
  * it, so that it may call the driver's RX metadata kfuncs.  Linux 6.3. */
@@ -97,6 +136,45 @@
 #define afxdp_batch_empty(BATCH) dp_packet_batch_reset(BATCH)
 #else
 #define afxdp_batch_empty(BATCH) dp_packet_batch_init(BATCH)
+#endif
+
+/* The checksum state of a packet that OVS hands to a netdev's send (the
+ * caller includes "dp-packet.h"):
+ *   afxdp_packet_l4_partial(P)   its TCP or UDP checksum is to be finished
+ *                                (from OVS 4.0 "partial", before a TX
+ *                                checksum flag in 'ol_flags');
+ *   afxdp_packet_l4_tcp(P), afxdp_packet_l4_udp(P)   which protocol;
+ *   afxdp_packet_tunnel(P)       the checksum to finish is a tunnel's inner
+ *                                one (OVS 3.3+; OVS 3.1 has no tunnel
+ *                                offloads);
+ *   afxdp_packet_csum_by_ovs(P)  OVS finishes every checksum of P in
+ *                                software (3.3+; only called where
+ *                                afxdp_packet_tunnel() is true). */
+#if !AFXDP_OVS_PACKET_OL_FLAGS
+#define afxdp_packet_l4_partial(P) dp_packet_l4_checksum_partial(P)
+#define afxdp_packet_l4_tcp(P) dp_packet_l4_proto_tcp(P)
+#define afxdp_packet_l4_udp(P) dp_packet_l4_proto_udp(P)
+#define afxdp_packet_tunnel(P) dp_packet_tunnel(P)
+#else
+#define afxdp_packet_l4_partial(P) dp_packet_hwol_tx_l4_checksum(P)
+#define afxdp_packet_l4_tcp(P) dp_packet_hwol_l4_is_tcp(P)
+#define afxdp_packet_l4_udp(P) dp_packet_hwol_l4_is_udp(P)
+#if AFXDP_OVS_PACKET_SEND_PREPARE
+#define afxdp_packet_tunnel(P) dp_packet_hwol_is_tunnel(P)
+#else
+#define afxdp_packet_tunnel(P) ((void) (P), false)
+#endif
+#endif
+/* OVS finishes in software the checksums that a netdev does not declare
+ * it offloads (3.3+).  Before, OVS drops such a packet instead: a port
+ * must then declare the TCP and UDP checksum offloads and finish them
+ * itself where it cannot offload them. */
+#define AFXDP_OVS_CSUM_FALLBACK AFXDP_OVS_PACKET_SEND_PREPARE
+
+#if AFXDP_OVS_PACKET_SEND_PREPARE
+#define afxdp_packet_csum_by_ovs(P) dp_packet_ol_send_prepare(P, 0)
+#else
+#define afxdp_packet_csum_by_ovs(P) ((void) (P))
 #endif
 
 #endif /* afxdp-compat.h */

@@ -43,7 +43,7 @@ static const char *const afxdp_option_keys[] = {
     "umem-frames", "umem-hugepages", "rxq-xsk-mode", "busy-poll",
     "busy-poll-budget",
     "prefer-busy-poll", "rxq-busy-poll", "xdp-hints", "xdp-hints-dev-bound",
-    "latency-sample",
+    "latency-sample", "tx-checksum-offload",
 };
 
 static const char *const afxdp_hints_names[] = {
@@ -89,6 +89,10 @@ afxdp_config_init(struct afxdp_config *cfg)
     cfg->ring_size = AFXDP_CONFIG_DEFAULT_RING;
     cfg->umem_frames = 0;
     cfg->umem_hugepages = false;
+    /* On: it changes only the packets whose checksum OVS would otherwise
+     * finish in software, and a kernel without TX metadata turns it off
+     * by itself (see afxdp-txcsum.h). */
+    cfg->tx_csum_offload = true;
     cfg->n_rxq = 0;
     cfg->start_queue = 0;
     cfg->busy_poll = 0;
@@ -464,6 +468,15 @@ afxdp_config_parse(const char *devname, const struct smap *args,
         }
     }
 
+    value = smap_get(args, "tx-checksum-offload");
+    if (value) {
+        error = afxdp_config_parse_bool(devname, "tx-checksum-offload", value,
+                                        &cfg->tx_csum_offload, errp);
+        if (error) {
+            return error;
+        }
+    }
+
     value = smap_get(args, "xsk-ring-size");
     if (value) {
         if (!afxdp_config_parse_uint(value, AFXDP_CONFIG_MIN_RING,
@@ -564,6 +577,8 @@ afxdp_config_to_smap(const struct afxdp_config *cfg, struct smap *args)
     smap_add_format(args, "xsk-ring-size", "%"PRIu32, cfg->ring_size);
     smap_add_format(args, "umem-frames", "%"PRIu32, cfg->umem_frames);
     smap_add(args, "umem-hugepages", cfg->umem_hugepages ? "true" : "false");
+    smap_add(args, "tx-checksum-offload",
+             cfg->tx_csum_offload ? "true" : "false");
     smap_add_format(args, "busy-poll", "%"PRIu32, cfg->busy_poll);
     smap_add_format(args, "busy-poll-budget", "%"PRIu16,
                     cfg->busy_poll_budget);

@@ -67,6 +67,7 @@ struct afxdp_config {
     uint32_t ring_size;         /* options:xsk-ring-size, each ring. */
     uint32_t umem_frames;       /* options:umem-frames, 0 = automatic. */
     bool umem_hugepages;        /* options:umem-hugepages. */
+    bool tx_csum_offload;       /* options:tx-checksum-offload. */
     uint32_t busy_poll;         /* options:busy-poll, usecs, 0 = off. */
     uint16_t busy_poll_budget;  /* options:busy-poll-budget. */
     bool prefer_busy_poll;      /* options:prefer-busy-poll. */

@@ -101,6 +101,23 @@ struct netdev_afxdp_tx_lock {
                                                  * 'tx_max_len'). */
         atomic_uint64_t tx_multi_buffer;        /* Packets sent in several
                                                  * descriptors. */
+        uint32_t tx_headroom;                   /* Bytes of TX metadata in
+                                                 * front of a sent
+                                                 * descriptor's data (the
+                                                 * socket's). */
+        uint32_t tx_room;                       /* Bytes a sent descriptor
+                                                 * holds: 'frame_size' less
+                                                 * 'tx_headroom'. */
+        atomic_uint64_t tx_csum_offloaded;      /* Packets sent with a TX
+                                                 * metadata checksum
+                                                 * request. */
+        atomic_uint64_t tx_csum_software;       /* Checksums OVS left to us
+                                                 * that we finished in
+                                                 * software. */
+        atomic_uint64_t tx_csum_unparsed;       /* Checksums OVS left to us
+                                                 * on packets we cannot
+                                                 * parse: sent as they
+                                                 * are. */
         atomic_uint32_t tx_max_len;             /* Largest packet sent in
                                                  * several descriptors:
                                                  * the device's MTU and an
@@ -145,6 +162,9 @@ struct afxdp_port {
     struct afxdp_xdp *xdp;          /* Our XDP program, or NULL. */
     enum afxdp_mode mode_in_use;    /* Effective mode, if 'xsks'. */
     char *zc_fallback;              /* Why zero-copy is not in use. */
+    const char *tx_csum;            /* Status "tx-csum-offload": whether
+                                     * TX checksum offload is in use and
+                                     * why not (a literal), if 'xsks'. */
     char *mtu_refused;              /* Why the last mtu_request was
                                      * refused, or NULL. */
     char *error;                    /* Why the port is not working. */

@@ -40,6 +40,7 @@
 #include "afxdp-config.h"
 #include "afxdp-offload-marks.h"
 #include "afxdp-port-private.h"
+#include "afxdp-txcsum.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
 #include "coverage.h"
@@ -654,19 +655,19 @@ afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
 }
 
 /* Number of descriptors a packet of 'size' bytes takes on 'q': 1 if it
- * fits in a frame; with multi-buffer, one per frame it fills, if the
- * device takes it ('tx_max_len': a veth would drop it unseen); 0 if 'q'
- * cannot send it. */
+ * fits in a frame (less the socket's TX metadata); with multi-buffer, one
+ * per frame it fills, if the device takes it ('tx_max_len': a veth would
+ * drop it unseen); 0 if 'q' cannot send it. */
 static inline uint32_t
 afxdp_tx_n_descs(const struct netdev_afxdp_tx_lock *q, uint32_t size)
 {
     uint32_t n, max;
 
-    if (OVS_LIKELY(size <= q->frame_size)) {
+    if (OVS_LIKELY(size <= q->tx_room)) {
         return 1;
     }
     atomic_read_relaxed(CONST_CAST(atomic_uint32_t *, &q->tx_max_len), &max);
-    n = DIV_ROUND_UP(size, q->frame_size);
+    n = DIV_ROUND_UP(size, q->tx_room);
     return (q->xsk->sg && size <= max && n <= AFXDP_XSK_TX_MAX_FRAGS
             ? n : 0);
 }
@@ -699,6 +700,33 @@ afxdp_txq_kick_rest(struct netdev_afxdp_tx_lock *q, uint32_t max)
     for (uint32_t i = 0; i < max && xsk_prod_nb_free(tx, tx->size) < tx->size;
          i++) {
         afxdp_txq_kick(q);
+    }
+}
+
+/* Puts the TX metadata request 'md' in front of the data of 'desc', the
+ * first descriptor of a packet, if 'csum' says so, and counts what became
+ * of the packet's checksum. */
+static inline void
+afxdp_tx_csum(struct netdev_afxdp_tx_lock *q, struct xdp_desc *desc,
+              enum afxdp_txcsum_action csum,
+              const struct afxdp_tx_metadata *md)
+{
+    switch (csum) {
+    case AFXDP_TXCSUM_REQUEST:
+        memcpy((char *) afxdp_pool_ptr(q->layout, desc->addr)
+               - q->tx_headroom, md, sizeof *md);
+        desc->options |= XDP_TX_METADATA;
+        afxdp_counter_add(&q->tx_csum_offloaded, 1);
+        break;
+    case AFXDP_TXCSUM_SOFTWARE:
+        afxdp_counter_add(&q->tx_csum_software, 1);
+        break;
+    case AFXDP_TXCSUM_UNPARSED:
+        afxdp_counter_add(&q->tx_csum_unparsed, 1);
+        break;
+    case AFXDP_TXCSUM_NONE:
+    default:
+        break;
     }
 }
 
@@ -756,18 +784,29 @@ afxdp_txq_send_burst(struct netdev_afxdp_tx_lock *q,
     for (uint32_t i = 0; i < n_ok; i++) {
         const uint8_t *data = dp_packet_data(pkts[i]);
         uint32_t size = dp_packet_size(pkts[i]), off = 0;
+        struct afxdp_tx_metadata md;
+        enum afxdp_txcsum_action csum;
 
+        /* Before the copy: this may write the packet's checksum field. */
+        csum = afxdp_txcsum_check(pkts[i], q->tx_headroom != 0, &md);
         for (uint32_t j = 0; j < n_descs[i]; j++, k++) {
             struct xdp_desc *desc = xsk_ring_prod__tx_desc(&xsk->tx,
                                                            idx + k);
-            uint32_t len = MIN(size - off, q->frame_size);
+            uint32_t len = MIN(size - off, q->tx_room);
 
-            desc->addr = addrs[k];
+            /* With TX metadata, every descriptor's data starts that far
+             * into its frame (the kernel checks it). */
+            desc->addr = addrs[k] + q->tx_headroom;
             desc->len = len;
             /* All but a packet's last descriptor say that more follows. */
             desc->options = j + 1 < n_descs[i] ? XDP_PKT_CONTD : 0;
-            memcpy(afxdp_pool_ptr(q->layout, addrs[k]), data + off, len);
+            memcpy(afxdp_pool_ptr(q->layout, desc->addr), data + off, len);
             off += len;
+        }
+        if (OVS_UNLIKELY(csum != AFXDP_TXCSUM_NONE)) {
+            afxdp_tx_csum(q, xsk_ring_prod__tx_desc(&xsk->tx,
+                                                    idx + k - n_descs[i]),
+                          csum, &md);
         }
         n_multi += n_descs[i] > 1;
         now = afxdp_tx_latency(q, pkts[i], now);

@@ -208,7 +208,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         "xsk_rx_ring_full", "xsk_rx_fill_ring_empty", "xsk_tx_ring_empty",
     };
     uint64_t drops[7] = { 0, 0, 0, 0, 0, 0, 0 };
-    uint64_t rx_mb = 0, tx_mb = 0;
+    uint64_t rx_mb = 0, tx_mb = 0, csum[3] = { 0, 0, 0 };
     struct afxdp_xdp_stats ps;
     int n = port->netdev->n_rxq;
 
@@ -230,6 +230,9 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         drops[6] += afxdp_counter_read(&q->rx_drop_invalid);
         rx_mb += afxdp_counter_read(&q->rx_multi_buffer);
         tx_mb += afxdp_counter_read(&q->tx_multi_buffer);
+        csum[0] += afxdp_counter_read(&q->tx_csum_offloaded);
+        csum[1] += afxdp_counter_read(&q->tx_csum_software);
+        csum[2] += afxdp_counter_read(&q->tx_csum_unparsed);
     }
     afxdp_stat(b, drops[0], "afxdp_tx_drop_no_frame");
     afxdp_stat(b, drops[1], "afxdp_tx_drop_ring_full");
@@ -240,6 +243,9 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     afxdp_stat(b, drops[6], "afxdp_rx_drop_invalid");
     afxdp_stat(b, rx_mb, "afxdp_rx_multi_buffer");
     afxdp_stat(b, tx_mb, "afxdp_tx_multi_buffer");
+    afxdp_stat(b, csum[0], "afxdp_tx_csum_offloaded");
+    afxdp_stat(b, csum[1], "afxdp_tx_csum_software");
+    afxdp_stat(b, csum[2], "afxdp_tx_csum_unparsed");
     afxdp_port_hints_stats(port, b);
 
     for (int i = 0; i < n; i++) {
@@ -424,6 +430,9 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
              cfg->use_need_wakeup ? "true" : "false");
     smap_add_format(smap, "xsk-ring-size", "%"PRIu32, cfg->ring_size);
     afxdp_port_mtu_status(port, smap);
+    if (port->tx_csum) {
+        smap_add(smap, "tx-csum-offload", port->tx_csum);
+    }
     smap_add_format(smap, "umem-frames", "%"PRIu32,
                     afxdp_config_n_frames(cfg, port->netdev->n_rxq));
     smap_add_format(smap, "umem-numa", "%d",

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <linux/if_xdp.h>
+#include <net/if.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "afxdp-compat.h"
+#include "afxdp-xsk-umem.h"
 #include "bitmap.h"
 #include "coverage.h"
 #include "openvswitch/util.h"
@@ -229,6 +231,92 @@ afxdp_xsk_set_busy_poll(struct afxdp_xsk *xsk, const char *devname,
     return 0;
 }
 
+/* Completes the set-up of 'xsk', a socket just bound in zero-copy mode if
+ * 'zero_copy', with multi-buffer if 'sg', and stores it in '*xskp'.
+ * Returns 0 or a positive errno with a message in '*errp' (the socket is
+ * in '*xskp' all the same). */
+static int
+afxdp_xsk_finish(struct afxdp_xsk_set *set, const char *devname,
+                 const struct afxdp_xsk_queue_params *qp, bool zero_copy,
+                 bool sg, struct afxdp_xsk *xsk, struct afxdp_xsk **xskp,
+                 char **errp)
+{
+    const struct afxdp_xsk_params *p = &set->params;
+
+    xsk->zero_copy = zero_copy;
+    xsk->need_wakeup = p->need_wakeup;
+    xsk->sg = sg;
+    if (sg && !zero_copy) {
+        afxdp_xsk_tune_sg_tx(xsk, p->ring_size);
+    }
+    afxdp_xsk_prime_fill(xsk, set->pool, p->ring_size);
+    *xskp = xsk;
+    return afxdp_xsk_set_busy_poll(xsk, devname, &qp->busy_poll, errp);
+}
+
+/* Creates the copy-mode socket for the queue described by 'qp' through the
+ * set's own registration with TX metadata (making it on first use).
+ * Returns 0 or a positive errno with a message in '*errp'. */
+static int
+afxdp_xsk_create_txmd(struct afxdp_xsk_set *set, const char *devname,
+                      const struct afxdp_xsk_queue_params *qp,
+                      struct afxdp_xsk **xskp, char **errp)
+{
+    const struct afxdp_xsk_params *p = &set->params;
+    struct afxdp_xsk_umem_rings rings;
+    bool new_umem = false;
+    struct afxdp_xsk *xsk;
+    int ifindex, error;
+
+    ifindex = if_nametoindex(devname);
+    if (!ifindex) {
+        error = errno;
+        *errp = xasprintf("%s: cannot find the device: %s", devname,
+                          ovs_strerror(error));
+        return error;
+    }
+    if (!set->own) {
+        error = afxdp_xsk_umem_create(afxdp_pool_area(set->pool),
+                                      afxdp_pool_area_size(set->pool),
+                                      afxdp_pool_frame_size(set->pool),
+                                      p->ring_size, &set->own);
+        if (error) {
+            *errp = xasprintf("%s: cannot register the UMEM with TX "
+                              "metadata (%"PRIuSIZE" bytes): %s", devname,
+                              afxdp_pool_area_size(set->pool),
+                              ovs_strerror(error));
+            return error;
+        }
+        new_umem = true;
+    }
+
+    xsk = xzalloc_cacheline(sizeof *xsk);
+    xsk->queue_id = qp->device_queue;
+    xsk->mode_requested = qp->mode;
+    rings.rx = &xsk->rx;
+    rings.tx = &xsk->tx;
+    rings.fill = &xsk->fill;
+    rings.comp = &xsk->comp;
+    error = afxdp_xsk_umem_socket(set->own, ifindex, qp->device_queue,
+                                  (XDP_COPY
+                                   | (p->need_wakeup ? XDP_USE_NEED_WAKEUP : 0)
+                                   | (p->sg ? XDP_USE_SG : 0)),
+                                  &rings, &xsk->fd);
+    if (error) {
+        if (new_umem) {
+            afxdp_xsk_umem_destroy(set->own);
+            set->own = NULL;
+        }
+        *errp = xasprintf("%s: queue %"PRIu32": cannot create the AF_XDP "
+                          "socket: %s", devname, qp->device_queue,
+                          ovs_strerror(error));
+        free_cacheline(xsk);
+        return error;
+    }
+    xsk->tx_metadata_len = AFXDP_XSK_UMEM_TXMD_LEN;
+    return afxdp_xsk_finish(set, devname, qp, false, p->sg, xsk, xskp, errp);
+}
+
 /* Creates the socket for the queue described by 'qp', bound in zero-copy
  * mode if 'zero_copy', through the set's UMEM registration for that mode
  * (registering it on first use).  If the driver refuses zero-copy, 'set'
@@ -248,6 +336,9 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
     bool sg;
     int ret;
 
+    if (!zero_copy && p->tx_metadata) {
+        return afxdp_xsk_create_txmd(set, devname, qp, xskp, errp);
+    }
     if (zero_copy && set->zc_refused) {
         /* Refused for an earlier queue: the driver would refuse again, and
          * registering the memory once more for that costs time. */
@@ -350,17 +441,8 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
     }
 
     xsk->fd = xsk_socket__fd(xsk->socket);
-    xsk->zero_copy = zero_copy;
-    xsk->need_wakeup = p->need_wakeup;
-    xsk->sg = sg;
-    if (sg && !zero_copy) {
-        afxdp_xsk_tune_sg_tx(xsk, p->ring_size);
-    }
-    afxdp_xsk_prime_fill(xsk, set->pool, p->ring_size);
-    *xskp = xsk;
-
-    ret = afxdp_xsk_set_busy_poll(xsk, devname, &qp->busy_poll, errp);
-    return ret;
+    return afxdp_xsk_finish(set, devname, qp, zero_copy, sg, xsk, xskp,
+                            errp);
 }
 
 /* Creates the socket of one queue as 'qp' asks: for "auto", zero-copy and,
@@ -575,10 +657,22 @@ afxdp_xsk_set_close(struct afxdp_xsk_set *set)
     n_held = after.n_frames - after.n_free - after.n_in_ovs;
 
     for (int i = 0; i < set->n; i++) {
-        xsk_socket__delete(set->xsks[i]->socket);
-        free(set->xsks[i]->mode_reason);
-        free_cacheline(set->xsks[i]);
+        struct afxdp_xsk *xsk = set->xsks[i];
+
+        if (xsk->socket) {
+            xsk_socket__delete(xsk->socket);
+        } else {
+            struct afxdp_xsk_umem_rings rings = {
+                .rx = &xsk->rx, .tx = &xsk->tx,
+                .fill = &xsk->fill, .comp = &xsk->comp,
+            };
+
+            afxdp_xsk_umem_socket_close(set->own, xsk->fd, &rings);
+        }
+        free(xsk->mode_reason);
+        free_cacheline(xsk);
     }
+    afxdp_xsk_umem_destroy(set->own);
     for (size_t i = 0; i < ARRAY_SIZE(set->umem); i++) {
         int ret = set->umem[i] ? xsk_umem__delete(set->umem[i]) : 0;
 

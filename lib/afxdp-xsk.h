@@ -42,6 +42,7 @@
 #include "openvswitch/compiler.h"
 
 struct xsk_umem;
+struct afxdp_xsk_umem;
 
 /* How to create the sockets of a port. */
 struct afxdp_xsk_params {
@@ -49,6 +50,8 @@ struct afxdp_xsk_params {
     bool need_wakeup;           /* Bind with XDP_USE_NEED_WAKEUP. */
     bool sg;                    /* Bind with XDP_USE_SG (multi-buffer):
                                  * see "Multi-buffer" below. */
+    bool tx_metadata;           /* Copy-mode sockets keep TX metadata:
+                                 * see "TX metadata" below. */
 };
 
 /* How to create the socket of one queue. */
@@ -72,6 +75,8 @@ struct afxdp_xsk {
     bool sg;                    /* Bound with XDP_USE_SG: a packet may
                                  * span several descriptors. */
     uint32_t tx_in_flight;      /* Submitted to tx, not yet completed. */
+    uint32_t tx_metadata_len;   /* Bytes of TX metadata in front of each
+                                 * sent descriptor's data, 0 if none. */
 
     /* Control path. */
     uint32_t queue_id;          /* Device rx queue it is bound to. */
@@ -80,7 +85,8 @@ struct afxdp_xsk {
                                  * has no getsockopt for it). */
     char *mode_reason;          /* Why not zero-copy although asked, or
                                  * NULL. */
-    struct xsk_socket *socket;  /* libxdp's handle. */
+    struct xsk_socket *socket;  /* libxdp's handle, NULL for a socket of
+                                 * the set's own registration. */
 };
 
 /* Where the frames of a socket are, from its ring indexes. */
@@ -113,10 +119,21 @@ struct afxdp_xsk_ring_counts {
  * the sockets of one registration agree.  A driver without multi-buffer
  * in zero-copy mode refuses the flag there (EOPNOTSUPP): the set then
  * binds zero-copy without it and says so ('sg_refused'); copy mode
- * always takes it. */
+ * always takes it.
+ *
+ * TX metadata.  With 'params.tx_metadata' the copy-mode sockets share a
+ * registration of the pool's memory that this module makes itself
+ * (lib/afxdp-xsk-umem.c: libxdp 1.3 cannot ask for TX metadata), with
+ * AFXDP_XSK_UMEM_TXMD_LEN bytes in front of every sent descriptor
+ * ('tx_metadata_len' of such a socket): a sent descriptor's address must
+ * then lie that far into its frame.  Zero-copy sockets keep libxdp's
+ * registration without metadata: whether a driver acts on it in zero-copy
+ * mode is not checked here. */
 struct afxdp_xsk_set {
     struct afxdp_pool *pool;    /* Not owned: the port's UMEM pool. */
     struct xsk_umem *umem[2];   /* Registrations: [0] copy, [1] zero-copy. */
+    struct afxdp_xsk_umem *own; /* Copy-mode registration with TX
+                                 * metadata, instead of 'umem[0]'. */
     struct afxdp_xsk_params params;
     int zc_refused;             /* Errno of the driver's refusal of
                                  * zero-copy, 0 if it did not refuse. */

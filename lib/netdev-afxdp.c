@@ -83,6 +83,7 @@
 #include "afxdp-stats.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
+#include "afxdp-xsk-umem.h"
 #include "coverage.h"
 #include "dirs.h"
 #include "dp-packet.h"
@@ -473,7 +474,44 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
     }
     port->netdev->n_rxq = 0;
     port->netdev->n_txq = 0;
+    port->netdev->ol_flags = 0;
+    port->tx_csum = NULL;
     port->mode_in_use = AFXDP_MODE_UNSPEC;
+}
+
+/* Declares to OVS the TX checksum offloads of 'port', whose sockets are
+ * open, and records in its status whether they are in use and why not:
+ * TCP and UDP checksums, only while every socket keeps TX metadata (see
+ * lib/afxdp-txcsum.h), or always where OVS has no software fallback;
+ * never IPv4 header, SCTP, tunnel or TSO offloads. */
+static void
+afxdp_port_set_tx_csum(struct afxdp_port *port)
+{
+    bool all = true;
+
+    for (int i = 0; i < port->xsks->n; i++) {
+        all = all && port->xsks->xsks[i]->tx_metadata_len != 0;
+    }
+    port->netdev->ol_flags = 0;
+    if (!port->requested.tx_csum_offload) {
+        port->tx_csum = "off";
+    } else if (afxdp_xsk_umem_txmd_supported()) {
+        port->tx_csum = "off (kernel lacks TX metadata)";
+    } else if (!all) {
+        port->tx_csum = "off (zero-copy queues keep no TX metadata)";
+    } else {
+        port->tx_csum = "on";
+        port->netdev->ol_flags = (NETDEV_TX_OFFLOAD_TCP_CKSUM
+                                  | NETDEV_TX_OFFLOAD_UDP_CKSUM);
+    }
+    if (!AFXDP_OVS_CSUM_FALLBACK) {
+        /* This OVS would drop the packets instead of finishing their
+         * checksums: take them, and finish them in software where the
+         * sockets keep no TX metadata (counted in
+         * afxdp_tx_csum_software). */
+        port->netdev->ol_flags = (NETDEV_TX_OFFLOAD_TCP_CKSUM
+                                  | NETDEV_TX_OFFLOAD_UDP_CKSUM);
+    }
 }
 
 /* Creates the sockets of 'port' for its 'n' queues, with the program
@@ -489,6 +527,8 @@ afxdp_port_open_sockets(struct afxdp_port *port, enum afxdp_xdp_mode xdp_mode,
         .ring_size = cfg->ring_size,
         .need_wakeup = cfg->use_need_wakeup,
         .sg = afxdp_xsk_sg_supported(),
+        .tx_metadata = (cfg->tx_csum_offload
+                        && !afxdp_xsk_umem_txmd_supported()),
     };
     struct afxdp_xsk_queue_params *qp = xcalloc(n, sizeof *qp);
     int error;
@@ -723,6 +763,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     }
 
     afxdp_port_note_modes(port);
+    afxdp_port_set_tx_csum(port);
     atomic_store_relaxed(&port->ifindex_for_signal, port->ifindex);
     atomic_store_relaxed(&port->link_ifindex, port->ifindex);
     atomic_store_relaxed(&port->link_max_mtu,
@@ -737,6 +778,8 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         q->pool = port->pool;
         q->layout = afxdp_pool_layout(port->pool);
         q->frame_size = AFXDP_CONFIG_FRAME_SIZE;
+        q->tx_headroom = q->xsk->tx_metadata_len;
+        q->tx_room = q->frame_size - q->tx_headroom;
         q->hints = port->hints_dec;
         q->marks = afxdp_offload_serials(port->offload);
         afxdp_clock_init(&q->rx_clock);

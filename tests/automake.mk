@@ -37,7 +37,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-faults.at \
 	tests/afxdp-system-host.at \
 	tests/afxdp-system-xsk.at \
-	tests/afxdp-system-jumbo.at
+	tests/afxdp-system-jumbo.at \
+	tests/afxdp-system-txcsum.at
 
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \
