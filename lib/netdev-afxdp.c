@@ -131,6 +131,8 @@ netdev_afxdp_init(void)
 
     if (ovsthread_once_start(&once)) {
         afxdp_xdp_init();
+        /* Probes by registering a page: once, before any port opens. */
+        afxdp_xsk_umem_txmd_supported();
         afxdp_offload_register();
         fatal_signal_add_hook(netdev_afxdp_fatal_hook, NULL, NULL, true);
         /* Never destroyed: lives as long as the classes. */
