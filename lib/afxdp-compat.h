@@ -149,13 +149,21 @@ struct afxdp_tx_metadata {
  *                                offloads);
  *   afxdp_packet_csum_by_ovs(P)  OVS finishes every checksum of P in
  *                                software (3.3+; only called where
- *                                afxdp_packet_tunnel() is true). */
+ *                                afxdp_packet_tunnel() is true);
+ *   afxdp_packet_set_l4_partial(P, TCP)   marks P's TCP (if TCP) or UDP
+ *                                checksum as to be finished, as a tap does
+ *                                (for the unit tests). */
 #if !AFXDP_OVS_PACKET_OL_FLAGS
+#define afxdp_packet_set_l4_partial(P, TCP)                     \
+    (dp_packet_l4_checksum_set_partial(P),                      \
+     (TCP) ? dp_packet_l4_proto_set_tcp(P) : dp_packet_l4_proto_set_udp(P))
 #define afxdp_packet_l4_partial(P) dp_packet_l4_checksum_partial(P)
 #define afxdp_packet_l4_tcp(P) dp_packet_l4_proto_tcp(P)
 #define afxdp_packet_l4_udp(P) dp_packet_l4_proto_udp(P)
 #define afxdp_packet_tunnel(P) dp_packet_tunnel(P)
 #else
+#define afxdp_packet_set_l4_partial(P, TCP)                     \
+    ((TCP) ? dp_packet_hwol_set_csum_tcp(P) : dp_packet_hwol_set_csum_udp(P))
 #define afxdp_packet_l4_partial(P) dp_packet_hwol_tx_l4_checksum(P)
 #define afxdp_packet_l4_tcp(P) dp_packet_hwol_l4_is_tcp(P)
 #define afxdp_packet_l4_udp(P) dp_packet_hwol_l4_is_udp(P)

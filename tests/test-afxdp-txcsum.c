@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+/* Unit tests of TX checksum offload requests (lib/afxdp-txcsum.c): which
+ * packets get a request, which are finished in software, and that both
+ * give checksums the receiver accepts once the kernel has done its part.
+ *
+ * Usage: ovstest test-afxdp-txcsum
+ * Needs no privileges.  Prints one line per case and "PASS" at the end;
+ * any failed check aborts with the failing expression. */
+
+#include <config.h>
+#undef NDEBUG
+
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "afxdp-compat.h"
+#include "afxdp-txcsum.h"
+#include "csum.h"
+#include "dp-packet.h"
+#include "ovstest.h"
+#include "packets.h"
+#include "util.h"
+
+/* How a test packet is made. */
+struct pkt_spec {
+    bool ipv6;                  /* IPv6, else IPv4. */
+    bool tcp;                   /* TCP, else UDP. */
+    int n_vlans;                /* VLAN tags after the Ethernet header. */
+    bool ext_header;            /* IPv6 with a hop-by-hop header. */
+    uint32_t payload;           /* L4 payload bytes. */
+    uint32_t trailer;           /* Bytes after the IP payload. */
+    bool partial;               /* Marked as a tap marks it. */
+    bool mark_other;            /* Marked with the other L4 protocol. */
+};
+
+/* Appends 'n' bytes of 'p' to 'b'. */
+static void
+put(struct dp_packet *b, const void *p, size_t n)
+{
+    dp_packet_put(b, p, n);
+}
+
+/* Builds the packet 'spec' describes, with a stale value in its checksum
+ * field.  Stores where its L3 and L4 headers start. */
+static struct dp_packet *
+make_packet(const struct pkt_spec *spec, uint32_t *l3, uint32_t *l4)
+{
+    static const uint8_t eth[12] = { 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2 };
+    uint32_t l4_len = (spec->tcp ? TCP_HEADER_LEN : UDP_HEADER_LEN)
+                      + spec->payload;
+    struct dp_packet *b = dp_packet_new(256 + l4_len);
+    ovs_be16 type;
+    uint8_t l4h[TCP_HEADER_LEN];
+
+    put(b, eth, sizeof eth);
+    for (int i = 0; i < spec->n_vlans; i++) {
+        ovs_be16 tag[2] = { htons(ETH_TYPE_VLAN_8021Q), htons(100 + i) };
+
+        put(b, tag, sizeof tag);
+    }
+    type = htons(spec->ipv6 ? ETH_TYPE_IPV6 : ETH_TYPE_IP);
+    put(b, &type, sizeof type);
+    *l3 = dp_packet_size(b);
+    if (!spec->ipv6) {
+        struct ip_header ip;
+
+        memset(&ip, 0, sizeof ip);
+        ip.ip_ihl_ver = IP_IHL_VER(5, 4);
+        ip.ip_tot_len = htons(IP_HEADER_LEN + l4_len);
+        ip.ip_ttl = 64;
+        ip.ip_proto = spec->tcp ? IPPROTO_TCP : IPPROTO_UDP;
+        put_16aligned_be32(&ip.ip_src, htonl(0x0a010164));
+        put_16aligned_be32(&ip.ip_dst, htonl(0x0a010101));
+        ip.ip_csum = csum(&ip, sizeof ip);
+        put(b, &ip, sizeof ip);
+    } else {
+        struct ovs_16aligned_ip6_hdr ip6;
+        uint8_t hbh[8] = { 0, 0, 1, 4, 0, 0, 0, 0 };
+
+        memset(&ip6, 0, sizeof ip6);
+        put_16aligned_be32(&ip6.ip6_ctlun.ip6_un1.ip6_un1_flow,
+                           htonl(6 << 28));
+        ip6.ip6_ctlun.ip6_un1.ip6_un1_plen = htons(
+            l4_len + (spec->ext_header ? sizeof hbh : 0));
+        ip6.ip6_ctlun.ip6_un1.ip6_un1_hlim = 64;
+        ip6.ip6_ctlun.ip6_un1.ip6_un1_nxt = (spec->ext_header
+                                             ? IPPROTO_HOPOPTS
+                                             : spec->tcp ? IPPROTO_TCP
+                                             : IPPROTO_UDP);
+        for (int i = 0; i < 16; i++) {
+            ((uint8_t *) &ip6.ip6_src)[i] = 0x20 + i;
+            ((uint8_t *) &ip6.ip6_dst)[i] = 0x40 + i;
+        }
+        put(b, &ip6, sizeof ip6);
+        if (spec->ext_header) {
+            hbh[0] = spec->tcp ? IPPROTO_TCP : IPPROTO_UDP;
+            put(b, hbh, sizeof hbh);
+        }
+    }
+    *l4 = dp_packet_size(b);
+    memset(l4h, 0, sizeof l4h);
+    l4h[1] = 80;                    /* Source port. */
+    l4h[3] = 81;                    /* Destination port. */
+    if (spec->tcp) {
+        l4h[12] = 5 << 4;           /* Data offset. */
+        l4h[16] = 0xde;             /* Stale checksum. */
+        l4h[17] = 0xad;
+    } else {
+        l4h[4] = l4_len >> 8;
+        l4h[5] = l4_len;
+        l4h[6] = 0xbe;              /* Stale checksum. */
+        l4h[7] = 0xef;
+    }
+    put(b, l4h, spec->tcp ? TCP_HEADER_LEN : UDP_HEADER_LEN);
+    for (uint32_t i = 0; i < spec->payload; i++) {
+        uint8_t c = i * 7 + 3;
+
+        put(b, &c, 1);
+    }
+    for (uint32_t i = 0; i < spec->trailer; i++) {
+        uint8_t c = 0x5a;
+
+        put(b, &c, 1);
+    }
+    if (spec->partial) {
+        afxdp_packet_set_l4_partial(b, spec->tcp != spec->mark_other);
+    }
+    return b;
+}
+
+/* Returns true if the TCP or UDP ('tcp') checksum of packet 'b' (L3 at
+ * 'l3', L4 at 'l4', IPv6 if 'ipv6', no extension header) is what a
+ * receiver accepts, computing the IPv4 pseudo-header with OVS's own
+ * function. */
+static bool
+csum_valid(struct dp_packet *b, uint32_t l3, uint32_t l4, bool ipv6,
+           bool tcp)
+{
+    const uint8_t *data = dp_packet_data(b);
+    uint32_t pseudo, l4_len;
+
+    if (!ipv6) {
+        struct ip_header ip;
+
+        memcpy(&ip, data + l3, sizeof ip);
+        pseudo = packet_csum_pseudoheader(&ip);
+        l4_len = ntohs(ip.ip_tot_len) - IP_HEADER_LEN;
+    } else {
+        struct ovs_16aligned_ip6_hdr ip6;
+
+        memcpy(&ip6, data + l3, sizeof ip6);
+        l4_len = ntohs(ip6.ip6_ctlun.ip6_un1.ip6_un1_plen);
+        pseudo = csum_continue(0, &ip6.ip6_src, 32);
+        pseudo = csum_add16(pseudo, htons(l4_len));
+        pseudo = csum_add16(pseudo, htons(tcp ? IPPROTO_TCP : IPPROTO_UDP));
+    }
+    return !csum_finish(csum_continue(pseudo, data + l4, l4_len));
+}
+
+/* Does what the kernel does for a CHECKSUM_PARTIAL packet with request
+ * 'md': sums from csum_start to the end, the field included, and stores
+ * the folded sum (0xffff for 0, as a UDP checksum must not be 0). */
+static void
+kernel_finish(struct dp_packet *b, const struct afxdp_tx_metadata *md)
+{
+    uint8_t *data = dp_packet_data(b);
+    ovs_be16 c;
+
+    ovs_assert(md->flags == XDP_TXMD_FLAGS_CHECKSUM);
+    ovs_assert(md->csum_start + md->csum_offset + 2 <= dp_packet_size(b));
+    c = csum_finish(csum_continue(0, data + md->csum_start,
+                                  dp_packet_size(b) - md->csum_start));
+    if (!c) {
+        c = htons(0xffff);
+    }
+    memcpy(data + md->csum_start + md->csum_offset, &c, sizeof c);
+}
+
+/* Runs one case: 'spec' sent with 'offload', expecting 'expect'. */
+static void
+check(const char *name, const struct pkt_spec *spec, bool offload,
+      enum afxdp_txcsum_action expect)
+{
+    struct afxdp_tx_metadata md;
+    enum afxdp_txcsum_action a;
+    uint32_t l3, l4;
+    struct dp_packet *b = make_packet(spec, &l3, &l4);
+
+    printf("%s\n", name);
+    memset(&md, 0xa5, sizeof md);
+    a = afxdp_txcsum_check(b, offload, &md);
+    ovs_assert(a == expect);
+    if (a == AFXDP_TXCSUM_REQUEST) {
+        ovs_assert(md.csum_start == l4);
+        ovs_assert(md.csum_offset == (spec->tcp ? 16 : 6));
+        ovs_assert(!md.launch_time);
+        kernel_finish(b, &md);
+    }
+    if (a == AFXDP_TXCSUM_REQUEST || a == AFXDP_TXCSUM_SOFTWARE) {
+        ovs_assert(csum_valid(b, l3, l4, spec->ipv6, spec->tcp));
+    }
+    dp_packet_delete(b);
+}
+
+static void
+test_afxdp_txcsum_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct pkt_spec s;
+
+#define SPEC(...) (s = (struct pkt_spec) { __VA_ARGS__ }, &s)
+    check("not partial", SPEC(.tcp = true, .payload = 100), true,
+          AFXDP_TXCSUM_NONE);
+    check("ipv4 tcp, offload", SPEC(.tcp = true, .payload = 1000,
+                                    .partial = true),
+          true, AFXDP_TXCSUM_REQUEST);
+    check("ipv4 tcp, no metadata", SPEC(.tcp = true, .payload = 1000,
+                                        .partial = true),
+          false, AFXDP_TXCSUM_SOFTWARE);
+    check("ipv4 udp, odd length", SPEC(.payload = 333, .partial = true),
+          true, AFXDP_TXCSUM_REQUEST);
+    check("ipv4 udp, empty", SPEC(.payload = 0, .partial = true),
+          true, AFXDP_TXCSUM_REQUEST);
+    check("ipv4 udp, ethernet padding", SPEC(.payload = 2, .trailer = 16,
+                                             .partial = true),
+          true, AFXDP_TXCSUM_SOFTWARE);
+    check("ipv4 tcp, two vlans", SPEC(.tcp = true, .n_vlans = 2,
+                                      .payload = 64, .partial = true),
+          true, AFXDP_TXCSUM_REQUEST);
+    check("ipv6 udp, vlan", SPEC(.ipv6 = true, .n_vlans = 1,
+                                 .payload = 1400, .partial = true),
+          true, AFXDP_TXCSUM_REQUEST);
+    check("ipv6 tcp", SPEC(.ipv6 = true, .tcp = true, .payload = 9000,
+                           .partial = true),
+          true, AFXDP_TXCSUM_REQUEST);
+    check("ipv6 tcp, no metadata", SPEC(.ipv6 = true, .tcp = true,
+                                        .payload = 77, .partial = true),
+          false, AFXDP_TXCSUM_SOFTWARE);
+    check("ipv6 extension header", SPEC(.ipv6 = true, .ext_header = true,
+                                        .payload = 10, .partial = true),
+          true, AFXDP_TXCSUM_UNPARSED);
+    check("marked tcp, is udp", SPEC(.payload = 10, .partial = true,
+                                     .mark_other = true),
+          true, AFXDP_TXCSUM_UNPARSED);
+#undef SPEC
+    printf("PASS\n");
+}
+
+OVSTEST_REGISTER("test-afxdp-txcsum", test_afxdp_txcsum_main);
