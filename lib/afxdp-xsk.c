@@ -235,6 +235,25 @@ afxdp_xsk_set_busy_poll(struct afxdp_xsk *xsk, const char *devname,
  * 'zero_copy', with multi-buffer if 'sg', and stores it in '*xskp'.
  * Returns 0 or a positive errno with a message in '*errp' (the socket is
  * in '*xskp' all the same). */
+/* The message for the UMEM of 'set' that the kernel refused to register
+ * with positive errno 'error'.  ENOBUFS: the pages would go over
+ * RLIMIT_MEMLOCK, which the kernel counts for all the UMEMs of the user,
+ * not only this one (afxdp_xsk_check_memlock() could only check this
+ * one). */
+static char *
+afxdp_xsk_umem_error(const char *devname, const struct afxdp_xsk_set *set,
+                     int error)
+{
+    return xasprintf("%s: cannot register the UMEM (%"PRIuSIZE" bytes): "
+                     "%s%s", devname, afxdp_pool_area_size(set->pool),
+                     ovs_strerror(error),
+                     error == ENOBUFS
+                     ? "; the UMEMs of all ports together exceed "
+                       "RLIMIT_MEMLOCK: raise it (ulimit -l, "
+                       "LimitMEMLOCK=) or run ovs-vswitchd with "
+                       "CAP_IPC_LOCK, or use fewer frames" : "");
+}
+
 static int
 afxdp_xsk_finish(struct afxdp_xsk_set *set, const char *devname,
                  const struct afxdp_xsk_queue_params *qp, bool zero_copy,
@@ -281,10 +300,7 @@ afxdp_xsk_create_txmd(struct afxdp_xsk_set *set, const char *devname,
                                       afxdp_pool_frame_size(set->pool),
                                       p->ring_size, &set->own);
         if (error) {
-            *errp = xasprintf("%s: cannot register the UMEM with TX "
-                              "metadata (%"PRIuSIZE" bytes): %s", devname,
-                              afxdp_pool_area_size(set->pool),
-                              ovs_strerror(error));
+            *errp = afxdp_xsk_umem_error(devname, set, error);
             return error;
         }
         new_umem = true;
@@ -366,18 +382,7 @@ afxdp_xsk_create(struct afxdp_xsk_set *set, const char *devname,
                                &xsk->fill, &xsk->comp, &ucfg);
         if (ret) {
             *umemp = NULL;
-            /* ENOBUFS: the pages would go over RLIMIT_MEMLOCK, which the
-             * kernel counts for all the UMEMs of the user, not only this
-             * one (afxdp_xsk_check_memlock() could only check this one). */
-            *errp = xasprintf("%s: cannot register the UMEM (%"PRIuSIZE
-                              " bytes): %s%s", devname,
-                              afxdp_pool_area_size(set->pool),
-                              ovs_strerror(-ret),
-                              ret == -ENOBUFS
-                              ? "; the UMEMs of all ports together exceed "
-                                "RLIMIT_MEMLOCK: raise it (ulimit -l, "
-                                "LimitMEMLOCK=) or run ovs-vswitchd with "
-                                "CAP_IPC_LOCK, or use fewer frames" : "");
+            *errp = afxdp_xsk_umem_error(devname, set, -ret);
             free_cacheline(xsk);
             return -ret;
         }
