@@ -131,7 +131,10 @@ afxdp_xsk_umem_txmd_supported(void)
             error = (error == EINVAL ? 0 : !error ? EOPNOTSUPP : error);
             txmd_reg_flags = 0;
         }
-        VLOG_INFO("AF_XDP TX metadata: %s",
+        /* Debug level: at start-up, before the log file opens, an INFO
+         * line would go to stderr, which OVS's own system tests check
+         * (each port's status says "tx-csum-offload" and why). */
+        VLOG_DBG("AF_XDP TX metadata: %s",
                   !error ? "supported"
                   : error == EOPNOTSUPP ? "not supported by the kernel"
                   : ovs_strerror(error));
