@@ -71,7 +71,9 @@ static inline enum afxdp_txcsum_action
 afxdp_txcsum_check(struct dp_packet *p, bool offload,
                    struct afxdp_tx_metadata *md)
 {
-    if (OVS_LIKELY(!afxdp_packet_l4_partial(p))) {
+    /* A tunnelled packet's partial checksum may be only the inner one,
+     * which afxdp_packet_l4_partial() (the outer L4) does not show. */
+    if (OVS_LIKELY(!afxdp_packet_l4_partial(p) && !afxdp_packet_tunnel(p))) {
         return AFXDP_TXCSUM_NONE;
     }
     return afxdp_txcsum_prepare(p, offload, md);
