@@ -268,10 +268,11 @@ afxdp_port_set_tx_max_len(struct afxdp_port *port, int mtu)
 }
 
 /* Called by lib/netdev-linux.c, with the netdev's mutex held, before it
- * sets the MTU that the Interface's mtu_request asks for.  OVS ignores
- * the error beyond a log line and keeps the device's MTU as it is, so the
- * port goes on with what it carries; the refusal also shows in the
- * port's status ("mtu-refused") until an MTU is accepted. */
+ * sets the MTU that the Interface's mtu_request asks for.  OVS keeps the
+ * device's MTU as it is, so the port goes on with what it carries; the
+ * refusal shows in the port's status ("mtu-refused") until an MTU is
+ * accepted, and the bridge copies that key into the Interface's error
+ * column (the bridge-mtu-request-error patch of patches/ovs-X.Y). */
 int
 netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
 {
