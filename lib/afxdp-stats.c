@@ -404,7 +404,9 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     if (port->error) {
         smap_add(smap, "error", port->error);
     }
-    if (port->mtu_refused) {
+    /* A refusal is news only while the Interface still asks for an MTU:
+     * OVS calls nobody when mtu_request is removed. */
+    if (port->mtu_refused && port->netdev->mtu_user_config) {
         smap_add(smap, "mtu-refused", port->mtu_refused);
     }
     if (!port->xsks || port->dev_gone) {
