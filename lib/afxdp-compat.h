@@ -173,6 +173,20 @@ struct afxdp_tx_metadata {
 #define afxdp_packet_tunnel(P) ((void) (P), false)
 #endif
 #endif
+/* afxdp_packet_set_rx_l4_partial(P, TCP, IPV6) marks a received packet's
+ * TCP (if TCP) or UDP checksum as to be finished, as a netdev does for a
+ * CHECKSUM_PARTIAL packet.  Before OVS 4.0, OVS's software checksum also
+ * needs the IP version flag, which miniflow_extract() sets but a packet
+ * that a flow mark lets skip it would lack: set it here. */
+#if !AFXDP_OVS_PACKET_OL_FLAGS
+#define afxdp_packet_set_rx_l4_partial(P, TCP, IPV6)            \
+    ((void) (IPV6), afxdp_packet_set_l4_partial(P, TCP))
+#else
+#define afxdp_packet_set_rx_l4_partial(P, TCP, IPV6)            \
+    ((IPV6) ? dp_packet_hwol_set_tx_ipv6(P)                     \
+            : dp_packet_hwol_set_tx_ipv4(P),                    \
+     afxdp_packet_set_l4_partial(P, TCP))
+#endif
 /* OVS finishes in software the checksums that a netdev does not declare
  * it offloads (3.3+).  Before, OVS drops such a packet instead: a port
  * must then declare the TCP and UDP checksum offloads and finish them

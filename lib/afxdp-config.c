@@ -43,7 +43,7 @@ static const char *const afxdp_option_keys[] = {
     "umem-frames", "umem-hugepages", "rxq-xsk-mode", "busy-poll",
     "busy-poll-budget",
     "prefer-busy-poll", "rxq-busy-poll", "xdp-hints", "xdp-hints-dev-bound",
-    "latency-sample", "tx-checksum-offload",
+    "latency-sample", "tx-checksum-offload", "rx-checksum-partial",
 };
 
 static const char *const afxdp_hints_names[] = {
@@ -93,6 +93,10 @@ afxdp_config_init(struct afxdp_config *cfg)
      * finish in software, and a kernel without TX metadata turns it off
      * by itself (see afxdp-txcsum.h). */
     cfg->tx_csum_offload = true;
+    /* On: without it, TCP and UDP from a sender with TX checksum offload
+     * on (a container's default) arrive with wrong checksums (see
+     * afxdp-rxcsum.h); it costs a look at each packet's headers. */
+    cfg->rx_csum_partial = true;
     cfg->n_rxq = 0;
     cfg->start_queue = 0;
     cfg->busy_poll = 0;
@@ -477,6 +481,15 @@ afxdp_config_parse(const char *devname, const struct smap *args,
         }
     }
 
+    value = smap_get(args, "rx-checksum-partial");
+    if (value) {
+        error = afxdp_config_parse_bool(devname, "rx-checksum-partial", value,
+                                        &cfg->rx_csum_partial, errp);
+        if (error) {
+            return error;
+        }
+    }
+
     value = smap_get(args, "xsk-ring-size");
     if (value) {
         if (!afxdp_config_parse_uint(value, AFXDP_CONFIG_MIN_RING,
@@ -579,6 +592,8 @@ afxdp_config_to_smap(const struct afxdp_config *cfg, struct smap *args)
     smap_add(args, "umem-hugepages", cfg->umem_hugepages ? "true" : "false");
     smap_add(args, "tx-checksum-offload",
              cfg->tx_csum_offload ? "true" : "false");
+    smap_add(args, "rx-checksum-partial",
+             cfg->rx_csum_partial ? "true" : "false");
     smap_add_format(args, "busy-poll", "%"PRIu32, cfg->busy_poll);
     smap_add_format(args, "busy-poll-budget", "%"PRIu16,
                     cfg->busy_poll_budget);

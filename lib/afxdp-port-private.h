@@ -67,6 +67,13 @@ struct netdev_afxdp_tx_lock {
         atomic_uint64_t rx_multi_buffer;        /* Packets received in
                                                  * several frames, copied
                                                  * into one dp_packet. */
+        bool rx_csum_fix;                       /* options:rx-checksum-
+                                                 * partial (see
+                                                 * afxdp-rxcsum.h). */
+        atomic_uint64_t rx_csum_partial;        /* Packets received with a
+                                                 * pseudo-header-only
+                                                 * checksum, marked partial
+                                                 * or finished. */
         const struct xdp_hints_decoder *hints;  /* NULL: hints off. */
         struct afxdp_latency_hist *k2p;         /* Kernel to PMD, if
                                                  * 'hints'. */

@@ -40,6 +40,7 @@
 #include "afxdp-config.h"
 #include "afxdp-offload-marks.h"
 #include "afxdp-port-private.h"
+#include "afxdp-rxcsum.h"
 #include "afxdp-txcsum.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
@@ -362,6 +363,23 @@ afxdp_rx_multi(struct netdev_afxdp_tx_lock *q, uint32_t idx, uint32_t n_desc,
     return packet;
 }
 
+/* Marks partial, or finishes, the pseudo-header-only TCP and UDP checksums
+ * of the packets of 'batch' from the 'first'th on, just received on 'q'
+ * (see afxdp-rxcsum.h), and counts them. */
+static inline void
+afxdp_rx_csum(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch,
+              size_t first)
+{
+    uint32_t n_partial = 0;
+
+    for (size_t i = first; i < dp_packet_batch_size(batch); i++) {
+        n_partial += afxdp_rxcsum_fix(batch->packets[i]);
+    }
+    if (n_partial) {
+        afxdp_counter_add(&q->rx_csum_partial, n_partial);
+    }
+}
+
 /* Receives up to NETDEV_MAX_BURST packets from the rx ring of the queue.
  * A packet in one frame becomes the frame's own dp_packet; a packet in
  * several frames (multi-buffer) is copied into a malloc'd one and its
@@ -376,6 +394,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     struct afxdp_rx_hints_batch hb = { .n_hints = 0 };
     struct afxdp_rx_returns ret;
     uint32_t n, i, idx, n_pkts = 0, n_given = 0, n_multi = 0;
+    size_t first = dp_packet_batch_size(batch);
     struct afxdp_xsk *xsk;
     uint64_t bytes = 0;
 
@@ -504,6 +523,9 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
                      ret.n_bad);
     }
 
+    if (q->rx_csum_fix) {
+        afxdp_rx_csum(q, batch, first);
+    }
     afxdp_counter_add(&q->rx_packets, n_pkts);
     afxdp_counter_add(&q->rx_bytes, bytes);
     if (OVS_UNLIKELY(n_multi)) {

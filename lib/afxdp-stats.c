@@ -208,7 +208,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         "xsk_rx_ring_full", "xsk_rx_fill_ring_empty", "xsk_tx_ring_empty",
     };
     uint64_t drops[7] = { 0, 0, 0, 0, 0, 0, 0 };
-    uint64_t rx_mb = 0, tx_mb = 0, csum[3] = { 0, 0, 0 };
+    uint64_t rx_mb = 0, tx_mb = 0, csum[4] = { 0, 0, 0, 0 };
     struct afxdp_xdp_stats ps;
     int n = port->netdev->n_rxq;
 
@@ -233,6 +233,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         csum[0] += afxdp_counter_read(&q->tx_csum_offloaded);
         csum[1] += afxdp_counter_read(&q->tx_csum_software);
         csum[2] += afxdp_counter_read(&q->tx_csum_unparsed);
+        csum[3] += afxdp_counter_read(&q->rx_csum_partial);
     }
     afxdp_stat(b, drops[0], "afxdp_tx_drop_no_frame");
     afxdp_stat(b, drops[1], "afxdp_tx_drop_ring_full");
@@ -246,6 +247,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     afxdp_stat(b, csum[0], "afxdp_tx_csum_offloaded");
     afxdp_stat(b, csum[1], "afxdp_tx_csum_software");
     afxdp_stat(b, csum[2], "afxdp_tx_csum_unparsed");
+    afxdp_stat(b, csum[3], "afxdp_rx_csum_partial");
     afxdp_port_hints_stats(port, b);
 
     for (int i = 0; i < n; i++) {

@@ -784,6 +784,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         q->tx_headroom = q->xsk->tx_metadata_len;
         q->tx_room = q->frame_size - q->tx_headroom;
         q->hints = port->hints_dec;
+        q->rx_csum_fix = cfg->rx_csum_partial;
         q->marks = afxdp_offload_serials(port->offload);
         afxdp_clock_init(&q->rx_clock);
         afxdp_clock_init(&q->tx_clock);

@@ -16,6 +16,9 @@
 /* Unit tests of TX checksum offload requests (lib/afxdp-txcsum.c): which
  * packets get a request, which are finished in software, and that both
  * give checksums the receiver accepts once the kernel has done its part.
+ * Also, with the same packets, of the receive side (lib/afxdp-rxcsum.c):
+ * which checksums it takes for pseudo-header-only ones, and what it makes
+ * of them ("ovstest test-afxdp-rxcsum").
  *
  * Usage: ovstest test-afxdp-txcsum [bench]
  * Needs no privileges.  Prints one line per case and "PASS" at the end;
@@ -31,6 +34,7 @@
 #include <string.h>
 
 #include "afxdp-compat.h"
+#include "afxdp-rxcsum.h"
 #include "afxdp-txcsum.h"
 #include "csum.h"
 #include "dp-packet.h"
@@ -296,4 +300,183 @@ test_afxdp_txcsum_main(int argc, char *argv[])
     printf("PASS\n");
 }
 
+/* What a received packet's checksum field holds, for the rx cases. */
+enum rx_field {
+    RX_STALE,                   /* Neither of the below. */
+    RX_PSEUDO,                  /* The folded pseudo-header sum: a
+                                 * CHECKSUM_PARTIAL sender's. */
+    RX_COMPLETE,                /* A complete, valid checksum. */
+    RX_COMPLETE_EQ_PSEUDO,      /* A complete, valid one that equals the
+                                 * pseudo-header sum (payload chosen so). */
+    RX_ZERO,                    /* 0: a UDP packet without checksum. */
+};
+
+/* Stores 'c' in the checksum field of packet 'b' (L4 at 'l4'). */
+static void
+set_field(struct dp_packet *b, uint32_t l4, bool tcp, ovs_be16 c)
+{
+    memcpy((uint8_t *) dp_packet_data(b) + l4 + (tcp ? 16 : 6), &c,
+           sizeof c);
+}
+
+/* Returns the checksum field of packet 'b' (L4 at 'l4'). */
+static ovs_be16
+get_field(struct dp_packet *b, uint32_t l4, bool tcp)
+{
+    ovs_be16 c;
+
+    memcpy(&c, (uint8_t *) dp_packet_data(b) + l4 + (tcp ? 16 : 6),
+           sizeof c);
+    return c;
+}
+
+/* Builds the packet 'spec' describes (never marked partial) with 'field'
+ * in its checksum field.  Stores where its L3 and L4 headers start and the
+ * pseudo-header sum that field RX_PSEUDO holds. */
+static struct dp_packet *
+make_rx_packet(const struct pkt_spec *spec, enum rx_field field,
+               uint32_t *l3, uint32_t *l4, ovs_be16 *seed)
+{
+    struct pkt_spec s = *spec;
+    struct dp_packet *b;
+    struct afxdp_rxcsum_info info;
+    uint8_t *data;
+
+    s.partial = false;
+    b = make_packet(&s, l3, l4);
+    data = dp_packet_data(b);
+
+    /* The detector's own parse gives the pseudo-header sum; the cases
+     * below check it against OVS's checksum code. */
+    set_field(b, *l4, s.tcp, 0);
+    info.h.pseudo = 0;
+    afxdp_l4hdrs_parse(data, dp_packet_size(b), &info.h);
+    *seed = ~csum_finish(info.h.pseudo);
+    switch (field) {
+    case RX_STALE:
+        set_field(b, *l4, s.tcp, htons(0xdead));
+        break;
+    case RX_PSEUDO:
+        set_field(b, *l4, s.tcp, *seed);
+        break;
+    case RX_COMPLETE:
+        info.tcp = s.tcp;
+        info.csum_ofs = *l4 + (s.tcp ? 16 : 6);
+        afxdp_rxcsum_finish(data, &info);
+        break;
+    case RX_COMPLETE_EQ_PSEUDO: {
+        /* The field holds the seed; the payload's first word makes the
+         * whole sum valid. */
+        uint32_t word = *l4 + (s.tcp ? TCP_HEADER_LEN : UDP_HEADER_LEN);
+        ovs_be16 fix = 0;
+
+        ovs_assert(s.payload >= 2);
+        set_field(b, *l4, s.tcp, *seed);
+        memcpy(data + word, &fix, sizeof fix);
+        fix = csum_finish(csum_continue(info.h.pseudo, data + *l4,
+                                        info.h.l4_len));
+        memcpy(data + word, &fix, sizeof fix);
+        break;
+    }
+    case RX_ZERO:
+        break;
+    }
+    return b;
+}
+
+/* Runs one rx case: a packet 'spec' received with 'field' in its checksum
+ * field, which the receive side takes for pseudo-header-only if
+ * 'expect'. */
+static void
+check_rx(const char *name, const struct pkt_spec *spec, enum rx_field field,
+         bool expect)
+{
+    struct afxdp_rxcsum_info info;
+    uint32_t l3, l4;
+    ovs_be16 seed, before;
+    struct dp_packet *b = make_rx_packet(spec, field, &l3, &l4, &seed);
+    bool valid_before = csum_valid(b, l3, l4, spec->ipv6, spec->tcp);
+
+    printf("rx: %s\n", name);
+    before = get_field(b, l4, spec->tcp);
+    ovs_assert(afxdp_rxcsum_detect(dp_packet_data(b), dp_packet_size(b),
+                                   &info) == expect);
+    ovs_assert(afxdp_rxcsum_fix(b) == expect);
+    if (!expect) {
+        /* Untouched: same field, not marked. */
+        ovs_assert(get_field(b, l4, spec->tcp) == before);
+        ovs_assert(!afxdp_packet_l4_partial(b));
+        dp_packet_delete(b);
+        return;
+    }
+    ovs_assert(info.tcp == spec->tcp);
+    ovs_assert(info.csum_ofs == l4 + (spec->tcp ? 16 : 6));
+    ovs_assert(info.h.l4_ofs == l4);
+    if (AFXDP_OVS_CSUM_FALLBACK) {
+        /* Marked partial, as OVS wants it; the field still holds the
+         * pseudo-header sum, which is what a partial checksum is. */
+        ovs_assert(afxdp_packet_l4_partial(b));
+        ovs_assert(spec->tcp ? afxdp_packet_l4_tcp(b)
+                             : afxdp_packet_l4_udp(b));
+        ovs_assert(get_field(b, l4, spec->tcp) == seed);
+        /* What OVS's software checksum (or the port's offload) will do:
+         * finish it from scratch. */
+        afxdp_rxcsum_finish(dp_packet_data(b), &info);
+    } else {
+        ovs_assert(!afxdp_packet_l4_partial(b));
+    }
+    ovs_assert(csum_valid(b, l3, l4, spec->ipv6, spec->tcp));
+    if (valid_before) {
+        /* A complete checksum equal to the seed stays what it was. */
+        ovs_assert(get_field(b, l4, spec->tcp) == before);
+    }
+    dp_packet_delete(b);
+}
+
+static void
+test_afxdp_rxcsum_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
+{
+    struct pkt_spec s;
+
+#define SPEC(...) (s = (struct pkt_spec) { __VA_ARGS__ }, &s)
+    check_rx("ipv4 tcp, pseudo-header only", SPEC(.tcp = true,
+                                                  .payload = 1000),
+             RX_PSEUDO, true);
+    check_rx("ipv4 tcp syn, no payload", SPEC(.tcp = true), RX_PSEUDO,
+             true);
+    check_rx("ipv4 udp, pseudo-header only, odd length",
+             SPEC(.payload = 333), RX_PSEUDO, true);
+    check_rx("ipv4 udp, ethernet padding", SPEC(.payload = 2,
+                                                .trailer = 16),
+             RX_PSEUDO, true);
+    check_rx("ipv4 tcp, two vlans", SPEC(.tcp = true, .n_vlans = 2,
+                                         .payload = 64),
+             RX_PSEUDO, true);
+    check_rx("ipv6 tcp, pseudo-header only", SPEC(.ipv6 = true, .tcp = true,
+                                                  .payload = 1400),
+             RX_PSEUDO, true);
+    check_rx("ipv6 udp, vlan, pseudo-header only",
+             SPEC(.ipv6 = true, .n_vlans = 1, .payload = 100),
+             RX_PSEUDO, true);
+    check_rx("ipv4 tcp, complete", SPEC(.tcp = true, .payload = 1000),
+             RX_COMPLETE, false);
+    check_rx("ipv6 udp, complete", SPEC(.ipv6 = true, .payload = 99),
+             RX_COMPLETE, false);
+    check_rx("ipv4 tcp, complete, equal to the pseudo-header sum",
+             SPEC(.tcp = true, .payload = 100), RX_COMPLETE_EQ_PSEUDO, true);
+    check_rx("ipv6 udp, complete, equal to the pseudo-header sum",
+             SPEC(.ipv6 = true, .payload = 10), RX_COMPLETE_EQ_PSEUDO, true);
+    check_rx("ipv4 tcp, wrong", SPEC(.tcp = true, .payload = 10), RX_STALE,
+             false);
+    check_rx("ipv4 udp, no checksum", SPEC(.payload = 10), RX_ZERO, false);
+    check_rx("ipv6 udp, no checksum", SPEC(.ipv6 = true, .payload = 10),
+             RX_ZERO, false);
+    check_rx("ipv6 extension header", SPEC(.ipv6 = true, .ext_header = true,
+                                           .tcp = true, .payload = 10),
+             RX_PSEUDO, false);
+#undef SPEC
+    printf("PASS\n");
+}
+
 OVSTEST_REGISTER("test-afxdp-txcsum", test_afxdp_txcsum_main);
+OVSTEST_REGISTER("test-afxdp-rxcsum", test_afxdp_rxcsum_main);

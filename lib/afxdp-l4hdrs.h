@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef AFXDP_L4HDRS_H
+#define AFXDP_L4HDRS_H 1
+
+/* Where a packet's TCP or UDP checksum is, found from the packet's own
+ * bytes: the parser that both the send path (afxdp-txcsum) and the receive
+ * path (afxdp-rxcsum) use, so that they take exactly the same packets.
+ *
+ * It takes Ethernet, up to two VLAN tags (802.1Q or 802.1ad), then IPv4
+ * (options allowed, no fragment) or IPv6 without extension headers.  It
+ * never trusts OVS's offsets or flags.  It reads only the headers.
+ *
+ * Pure functions: any thread may call them. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What afxdp_l4hdrs_parse() found. */
+struct afxdp_l4hdrs {
+    uint32_t l4_ofs;            /* TCP or UDP header, from the start. */
+    uint32_t l4_len;            /* Bytes from there, as the IP header
+                                 * says. */
+    uint32_t trailer;           /* Bytes after the IP payload. */
+    uint32_t pseudo;            /* Pseudo-header sum, not folded. */
+    uint8_t proto;              /* IP protocol (next header). */
+    bool ipv6;                  /* IPv6, else IPv4. */
+};
+
+bool afxdp_l4hdrs_parse(const uint8_t *data, uint32_t size,
+                        struct afxdp_l4hdrs *);
+
+#endif /* afxdp-l4hdrs.h */
