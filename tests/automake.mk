@@ -39,7 +39,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-xsk.at \
 	tests/afxdp-system-jumbo.at \
 	tests/afxdp-system-txcsum.at \
-	tests/afxdp-system-txcsum-ct.at
+	tests/afxdp-system-txcsum-ct.at \
+	tests/afxdp-system-rxcsum.at
 
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \
