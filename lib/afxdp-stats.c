@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "afxdp-compat.h"
 #include "afxdp-offload.h"
 #include "afxdp-port-private.h"
 #include "netdev-afxdp.h"
@@ -437,6 +438,12 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     if (port->tx_csum) {
         smap_add(smap, "tx-csum-offload", port->tx_csum);
     }
+    /* What becomes of a received pseudo-header-only checksum (see
+     * afxdp-rxcsum.h). */
+    smap_add(smap, "rx-csum-partial",
+             !cfg->rx_csum_partial ? "off"
+             : AFXDP_OVS_CSUM_FALLBACK ? "on (marked partial for OVS)"
+             : "on (finished on receipt)");
     smap_add_format(smap, "umem-frames", "%"PRIu32,
                     afxdp_config_n_frames(cfg, port->netdev->n_rxq));
     smap_add_format(smap, "umem-numa", "%d",
