@@ -23,9 +23,9 @@
  * while all its sockets keep TX metadata (afxdp-xsk's "TX metadata"); then
  * OVS hands it such packets instead of finishing them itself.  For each,
  * afxdp_txcsum_check():
- *   - parses the packet's headers itself (Ethernet, up to two VLAN tags,
- *     IPv4 or IPv6 without extension headers, TCP or UDP), never trusting
- *     OVS's offsets or the checksum field's content;
+ *   - parses the packet's headers itself (afxdp-l4hdrs.h: Ethernet, up
+ *     to two VLAN tags, IPv4 or IPv6 without extension headers, TCP or
+ *     UDP), never trusting OVS's offsets or the checksum field's content;
  *   - checks that the request is one the kernel takes (checksum field
  *     within the packet, start below 64 kB, no bytes after the IP payload
  *     that the kernel would add into the sum);
