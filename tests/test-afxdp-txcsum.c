@@ -397,7 +397,10 @@ check_rx(const char *name, const struct pkt_spec *spec, enum rx_field field,
     uint32_t l3, l4;
     ovs_be16 seed, before;
     struct dp_packet *b = make_rx_packet(spec, field, &l3, &l4, &seed);
-    bool valid_before = csum_valid(b, l3, l4, spec->ipv6, spec->tcp);
+    /* csum_valid() knows no IPv6 extension header (nor does the
+     * detector, which leaves such a packet alone). */
+    bool valid_before = !spec->ext_header
+                        && csum_valid(b, l3, l4, spec->ipv6, spec->tcp);
 
     printf("rx: %s\n", name);
     before = get_field(b, l4, spec->tcp);
