@@ -454,39 +454,24 @@ afxdp_config_parse(const char *devname, const struct smap *args,
         cfg->n_rxq = x;
     }
 
-    value = smap_get(args, "use-need-wakeup");
-    if (value) {
-        error = afxdp_config_parse_bool(devname, "use-need-wakeup", value,
-                                        &cfg->use_need_wakeup, errp);
-        if (error) {
-            return error;
-        }
-    }
-
-    value = smap_get(args, "umem-hugepages");
-    if (value) {
-        error = afxdp_config_parse_bool(devname, "umem-hugepages", value,
-                                        &cfg->umem_hugepages, errp);
-        if (error) {
-            return error;
-        }
-    }
-
-    value = smap_get(args, "tx-checksum-offload");
-    if (value) {
-        error = afxdp_config_parse_bool(devname, "tx-checksum-offload", value,
-                                        &cfg->tx_csum_offload, errp);
-        if (error) {
-            return error;
-        }
-    }
-
-    value = smap_get(args, "rx-checksum-partial");
-    if (value) {
-        error = afxdp_config_parse_bool(devname, "rx-checksum-partial", value,
-                                        &cfg->rx_csum_partial, errp);
-        if (error) {
-            return error;
+    /* The port's true/false options, checked in this order. */
+    const struct {
+        const char *key;
+        bool *out;
+    } bools[] = {
+        { "use-need-wakeup", &cfg->use_need_wakeup },
+        { "umem-hugepages", &cfg->umem_hugepages },
+        { "tx-checksum-offload", &cfg->tx_csum_offload },
+        { "rx-checksum-partial", &cfg->rx_csum_partial },
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(bools); i++) {
+        value = smap_get(args, bools[i].key);
+        if (value) {
+            error = afxdp_config_parse_bool(devname, bools[i].key, value,
+                                            bools[i].out, errp);
+            if (error) {
+                return error;
+            }
         }
     }
 
