@@ -172,6 +172,26 @@ xdp_hints_parse_layout(const struct btf *btf, uint32_t id,
     return true;
 }
 
+/* True if 'l' is our own layout, member for member (see
+ * XDP_HINTS_OWN_MEMBERS). */
+static bool
+xdp_hints_layout_is_own(const struct xdp_hints_layout *l)
+{
+    static const struct xdp_hints_member own[] = XDP_HINTS_OWN_MEMBERS;
+
+    if (l->size != sizeof(struct xdp_hints_ts_hash)
+        || l->valid != (1u << XDP_HINTS_N_FIELDS) - 1) {
+        return false;
+    }
+    for (size_t i = 0; i < XDP_HINTS_N_FIELDS; i++) {
+        if (l->members[i].offset != own[i].offset
+            || l->members[i].size != own[i].size) {
+            return false;
+        }
+    }
+    return true;
+}
+
 int
 xdp_hints_decoder_create(const struct btf *btf,
                          struct xdp_hints_decoder **decp)
@@ -200,6 +220,9 @@ xdp_hints_decoder_create(const struct btf *btf,
         l.name = xstrdup(xdp_hints_btf_name(
                              btf, btf__type_by_id(btf, id)->name_off));
         dec->max_size = MAX(dec->max_size, l.size);
+        if (!dec->own_id && xdp_hints_layout_is_own(&l)) {
+            dec->own_id = l.btf_id;
+        }
         dec->layouts[dec->n_layouts++] = l;
         VLOG_DBG("XDP hints layout: struct %s, BTF id %"PRIu32", %"PRIu32
                  " bytes", l.name, l.btf_id, l.size);

@@ -28,10 +28,11 @@
  * "rx_timestamp", "rx_hash", "hash_type", "vlan_tci", "vlan_proto",
  * "flags" and "flow_mark", each optional, each an integer (or enum) no
  * wider than the matching member of struct xdp_hints_values and inside the
- * struct.  Other members are ignored.  Nothing here depends on the C
- * definitions of our layouts, so a program built from another version of
- * them, or anyone's program that follows the format, is decoded correctly
- * or refused.
+ * struct.  Other members are ignored.  The BTF decides how a layout is
+ * read, not the C definitions of ours, so a program built from another
+ * version of them, or anyone's program that follows the format, is decoded
+ * correctly or refused; a layout found identical to our own is only read
+ * faster (XDP_HINTS_OWN_MEMBERS).
  *
  * Control path: xdp_hints_decoder_create() and _destroy() allocate and may
  * log (at DBG).  Fast path: xdp_hints_decode() and the helpers after it
@@ -88,7 +89,30 @@ struct xdp_hints_decoder {
     struct xdp_hints_layout *layouts;   /* In BTF order. */
     size_t n_layouts;
     uint32_t max_size;          /* Largest layout's size. */
+    uint32_t own_id;            /* BTF id of the first layout that is ours,
+                                 * member for member (see
+                                 * XDP_HINTS_OWN_MEMBERS), or 0. */
 };
+
+/* Where each member is in our own layout, struct xdp_hints_ts_hash, as C
+ * lays it out.  A layout that the decoder finds to match it exactly (same
+ * size, every member at the same offset with the same size), whatever its
+ * name, is decoded with these constants instead of the offsets read from
+ * BTF: the per-packet decode becomes a compare and a few loads.  The BTF
+ * still decides: a layout that differs in any member takes the general
+ * path. */
+#define XDP_HINTS_OWN_MEMBER__(MEMBER)                                  \
+    { offsetof(struct xdp_hints_ts_hash, MEMBER),                      \
+      sizeof ((struct xdp_hints_ts_hash *) 0)->MEMBER }
+#define XDP_HINTS_OWN_MEMBERS {                                         \
+    [XDP_HINTS_FIELD_RX_TIMESTAMP] = XDP_HINTS_OWN_MEMBER__(rx_timestamp), \
+    [XDP_HINTS_FIELD_RX_HASH] = XDP_HINTS_OWN_MEMBER__(rx_hash),        \
+    [XDP_HINTS_FIELD_HASH_TYPE] = XDP_HINTS_OWN_MEMBER__(hash_type),    \
+    [XDP_HINTS_FIELD_VLAN_TCI] = XDP_HINTS_OWN_MEMBER__(vlan_tci),      \
+    [XDP_HINTS_FIELD_VLAN_PROTO] = XDP_HINTS_OWN_MEMBER__(vlan_proto),  \
+    [XDP_HINTS_FIELD_FLAGS] = XDP_HINTS_OWN_MEMBER__(flags),            \
+    [XDP_HINTS_FIELD_FLOW_MARK] = XDP_HINTS_OWN_MEMBER__(flow_mark),    \
+}
 
 /* Values decoded from one frame's metadata.  Members not in the layout are
  * zero, and their bit in 'valid' is clear.  A member being present does
@@ -175,33 +199,21 @@ xdp_hints_read__(const uint8_t *meta, const struct xdp_hints_member *m)
  * absent.  With 'fields' a constant, the compiler leaves out the reads
  * of the others (it is always inlined so that it can): the fast path asks
  * only for what it uses per packet. */
-static inline ALWAYS_INLINE bool
-xdp_hints_decode_fields(const struct xdp_hints_decoder *dec,
-                        const uint8_t *data, size_t meta_len,
-                        uint32_t fields, struct xdp_hints_values *out)
+/* Fills '*out' from the layout at 'meta' whose members are 'members',
+ * reading those of 'valid'.  Always inlined, so that constant 'members'
+ * and 'valid' become constant offsets and no reads. */
+static inline ALWAYS_INLINE void
+xdp_hints_fill__(const uint8_t *meta, const struct xdp_hints_member *members,
+                 uint32_t valid, uint32_t btf_id,
+                 struct xdp_hints_values *out)
 {
-    const struct xdp_hints_layout *l;
-    const uint8_t *meta;
-    uint32_t btf_id, valid;
-
-    if (meta_len < sizeof btf_id) {
-        return false;
-    }
-    memcpy(&btf_id, data - sizeof btf_id, sizeof btf_id);
-    l = xdp_hints_lookup(dec, btf_id);
-    if (!l || meta_len < l->size) {
-        return false;
-    }
-
-    meta = data - l->size;
     memset(out, 0, sizeof *out);
-    valid = l->valid & (fields | XDP_HINTS_VALID(FLAGS));
     out->valid = valid;
     out->btf_id = btf_id;
 #define XDP_HINTS_GET__(NAME, MEMBER)                                   \
     if (valid & XDP_HINTS_VALID(NAME)) {                             \
         out->MEMBER = xdp_hints_read__(                                 \
-            meta, &l->members[XDP_HINTS_FIELD_##NAME]);                 \
+            meta, &members[XDP_HINTS_FIELD_##NAME]);                    \
     }
     XDP_HINTS_GET__(RX_TIMESTAMP, rx_timestamp);
     XDP_HINTS_GET__(RX_HASH, rx_hash);
@@ -211,6 +223,39 @@ xdp_hints_decode_fields(const struct xdp_hints_decoder *dec,
     XDP_HINTS_GET__(FLAGS, flags);
     XDP_HINTS_GET__(FLOW_MARK, flow_mark);
 #undef XDP_HINTS_GET__
+}
+
+static inline ALWAYS_INLINE bool
+xdp_hints_decode_fields(const struct xdp_hints_decoder *dec,
+                        const uint8_t *data, size_t meta_len,
+                        uint32_t fields, struct xdp_hints_values *out)
+{
+    const struct xdp_hints_layout *l;
+    uint32_t btf_id;
+
+    if (meta_len < sizeof btf_id) {
+        return false;
+    }
+    memcpy(&btf_id, data - sizeof btf_id, sizeof btf_id);
+    if (OVS_LIKELY(btf_id == dec->own_id && btf_id)) {
+        static const struct xdp_hints_member own[] = XDP_HINTS_OWN_MEMBERS;
+
+        /* Ours has every member. */
+        if (meta_len < sizeof(struct xdp_hints_ts_hash)) {
+            return false;
+        }
+        xdp_hints_fill__(data - sizeof(struct xdp_hints_ts_hash), own,
+                         (fields | XDP_HINTS_VALID(FLAGS))
+                         & ((1u << XDP_HINTS_N_FIELDS) - 1), btf_id, out);
+        return true;
+    }
+    l = xdp_hints_lookup(dec, btf_id);
+    if (!l || meta_len < l->size) {
+        return false;
+    }
+    xdp_hints_fill__(data - l->size, l->members,
+                     l->valid & (fields | XDP_HINTS_VALID(FLAGS)), btf_id,
+                     out);
     return true;
 }
 

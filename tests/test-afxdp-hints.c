@@ -264,6 +264,7 @@ test_decode(void)
     btf = make_btf(&ty);
     add_layouts(btf, &ty, &ids);
     ovs_assert(!xdp_hints_decoder_create(btf, &dec));
+    ovs_assert(!dec->own_id);   /* None is ours, member for member. */
 
     /* xdp_hints_a. */
     frame_init(&f);
@@ -475,6 +476,137 @@ test_create_errors(void)
 
 /* Our XDP program's BTF, from the skeleton, has our two layouts, where
  * bpf/afxdp-hints.h puts their members. */
+/* Decodes the frame at 'data' with 'dec' for 'fields', once as it comes
+ * and once with the fast path for our own layout turned off, and checks
+ * both give the same result. */
+static bool
+decode_both_ways(struct xdp_hints_decoder *dec, const uint8_t *data,
+                 size_t meta_len, uint32_t fields,
+                 struct xdp_hints_values *v)
+{
+    uint32_t own_id = dec->own_id;
+    struct xdp_hints_values slow;
+    bool ok, slow_ok;
+
+    memset(v, 0x5a, sizeof *v);
+    memset(&slow, 0x5a, sizeof slow);
+    ok = xdp_hints_decode_fields(dec, data, meta_len, fields, v);
+    dec->own_id = 0;
+    slow_ok = xdp_hints_decode_fields(dec, data, meta_len, fields, &slow);
+    dec->own_id = own_id;
+    ovs_assert(ok == slow_ok);
+    ovs_assert(!memcmp(v, &slow, sizeof slow));
+    return ok;
+}
+
+/* A layout identical to ours, under another name, takes the fast path and
+ * decodes as the general path does; one that differs in one member does
+ * not take it. */
+static void
+test_own_layout(void)
+{
+    const size_t size = sizeof(struct xdp_hints_ts_hash);
+    struct xdp_hints_decoder *dec;
+    struct xdp_hints_values v;
+    struct test_types ty;
+    struct test_frame f;
+    struct btf *btf;
+    int mine, swapped;
+    uint8_t *meta;
+
+    btf = make_btf(&ty);
+    {
+        const struct test_member swapped_members[] = {
+            { "rx_timestamp", ty.u64, 0, 0 },
+            { "rx_hash", ty.u32, 8, 0 },
+            { "hash_type", ty.u32, 12, 0 },
+            { "vlan_tci", ty.u16, 16, 0 },
+            { "vlan_proto", ty.u16, 18, 0 },
+            { "flow_mark", ty.u32, 20, 0 },     /* Swapped with flags. */
+            { "flags", ty.u32, 24, 0 },
+            { "btf_id", ty.u32, 28, 0 },
+        };
+        const struct test_member mine_members[] = {
+            { "rx_timestamp", ty.u64,
+              offsetof(struct xdp_hints_ts_hash, rx_timestamp), 0 },
+            { "rx_hash", ty.u32,
+              offsetof(struct xdp_hints_ts_hash, rx_hash), 0 },
+            { "hash_type", ty.enum4,
+              offsetof(struct xdp_hints_ts_hash, hash_type), 0 },
+            { "vlan_tci", ty.u16,
+              offsetof(struct xdp_hints_ts_hash, vlan_tci), 0 },
+            { "vlan_proto", ty.u16,
+              offsetof(struct xdp_hints_ts_hash, vlan_proto), 0 },
+            { "flags", ty.u32_typedef,
+              offsetof(struct xdp_hints_ts_hash, flags), 0 },
+            { "flow_mark", ty.u32,
+              offsetof(struct xdp_hints_ts_hash, flow_mark), 0 },
+            { "btf_id", ty.u32,
+              offsetof(struct xdp_hints_ts_hash, btf_id), 0 },
+        };
+
+        /* The swapped one first: the first layout that is ours wins. */
+        swapped = add_struct(btf, "xdp_hints_swapped", size,
+                             swapped_members, ARRAY_SIZE(swapped_members));
+        mine = add_struct(btf, "xdp_hints_mine", size, mine_members,
+                          ARRAY_SIZE(mine_members));
+    }
+    ovs_assert(!xdp_hints_decoder_create(btf, &dec));
+    ovs_assert(dec->n_layouts == 2);
+    ovs_assert(dec->own_id == mine);
+
+    /* Ours: every member, read at C's offsets. */
+    frame_init(&f);
+    meta = f.data - size;
+    put(meta + offsetof(struct xdp_hints_ts_hash, rx_timestamp), 8,
+        0x0102030405060708ULL);
+    put(meta + offsetof(struct xdp_hints_ts_hash, rx_hash), 4, 0xcafef00d);
+    put(meta + offsetof(struct xdp_hints_ts_hash, hash_type), 4,
+        XDP_HINTS_HASH_L3_IPV6 | XDP_HINTS_HASH_L4 | XDP_HINTS_HASH_L4_TCP);
+    put(meta + offsetof(struct xdp_hints_ts_hash, vlan_tci), 2, 0x0123);
+    put(meta + offsetof(struct xdp_hints_ts_hash, vlan_proto), 2, 0x0081);
+    put(meta + offsetof(struct xdp_hints_ts_hash, flags), 4,
+        XDP_HINTS_F_TIMESTAMP | XDP_HINTS_F_HASH | XDP_HINTS_F_MARK);
+    put(meta + offsetof(struct xdp_hints_ts_hash, flow_mark), 4, 77);
+    put(meta + offsetof(struct xdp_hints_ts_hash, btf_id), 4, mine);
+    ovs_assert(decode_both_ways(dec, f.data, size, UINT32_MAX, &v));
+    ovs_assert(v.btf_id == mine);
+    ovs_assert(v.valid == (1u << XDP_HINTS_N_FIELDS) - 1);
+    ovs_assert(v.rx_timestamp == 0x0102030405060708ULL);
+    ovs_assert(v.rx_hash == 0xcafef00d && xdp_hints_has_hash(&v));
+    ovs_assert(v.vlan_tci == 0x0123 && v.vlan_proto == 0x0081);
+    ovs_assert(xdp_hints_has_mark(&v) && v.flow_mark == 77);
+    ovs_assert(xdp_hints_clock(&v) == XDP_HINTS_CLOCK_MONOTONIC);
+
+    /* The receive path's per-packet question: hash and mark only. */
+    ovs_assert(decode_both_ways(dec, f.data, size,
+                                XDP_HINTS_VALID(RX_HASH)
+                                | XDP_HINTS_VALID(FLOW_MARK), &v));
+    ovs_assert(v.valid == (XDP_HINTS_VALID(RX_HASH)
+                           | XDP_HINTS_VALID(FLOW_MARK)
+                           | XDP_HINTS_VALID(FLAGS)));
+    ovs_assert(!v.rx_timestamp && !v.vlan_tci && v.flow_mark == 77);
+
+    /* Too little headroom for it: refused both ways. */
+    ovs_assert(!decode_both_ways(dec, f.data, size - 1, UINT32_MAX, &v));
+
+    /* The swapped layout reads flags and mark where its BTF says. */
+    put(meta + offsetof(struct xdp_hints_ts_hash, btf_id), 4, swapped);
+    ovs_assert(decode_both_ways(dec, f.data, size, UINT32_MAX, &v));
+    ovs_assert(v.btf_id == swapped);
+    ovs_assert(v.flags == 77
+               && v.flow_mark == (XDP_HINTS_F_TIMESTAMP | XDP_HINTS_F_HASH
+                                  | XDP_HINTS_F_MARK));
+
+    /* Id 0 (a frame no program wrote into) is never ours. */
+    put(meta + offsetof(struct xdp_hints_ts_hash, btf_id), 4, 0);
+    ovs_assert(!decode_both_ways(dec, f.data, size, UINT32_MAX, &v));
+
+    xdp_hints_decoder_destroy(dec);
+    btf__free(btf);
+    printf("our own layout, read at constant offsets: ok\n");
+}
+
 static void
 test_our_program(void)
 {
@@ -521,6 +653,7 @@ test_our_program(void)
     CHECK_MEMBER(FLOW_MARK, flow_mark);
 #undef CHECK_MEMBER
     ovs_assert(dec->max_size == sizeof(struct xdp_hints_ts_hash));
+    ovs_assert(dec->own_id == tsh->btf_id);
 
     printf("our program: %s (BTF id %"PRIu32", %"PRIu32" bytes), "
            "%s (BTF id %"PRIu32", %"PRIu32" bytes): ok\n",
@@ -538,6 +671,7 @@ test_afxdp_hints_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_reject();
     test_members_outside();
     test_create_errors();
+    test_own_layout();
     test_our_program();
     printf("PASS\n");
 }
