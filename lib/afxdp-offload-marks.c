@@ -66,6 +66,15 @@ afxdp_offload_marks_destroy(struct afxdp_offload_marks *m)
     }
 }
 
+/* True if some flow of the program has a mark now (a hint, read without a
+ * lock: a mark added right after may be missed, which only costs its
+ * packets the PMD's usual lookup). */
+bool
+afxdp_offload_marks_any(const struct afxdp_offload_marks *m)
+{
+    return m && !cmap_is_empty(&m->serials);
+}
+
 /* Returns a new serial (never 0) for a flow with OVS flow mark 'ovs_mark',
  * to be written into the program's flow entry. */
 uint32_t

@@ -83,8 +83,11 @@ struct netdev_afxdp_tx_lock {
         struct afxdp_clock rx_clock;            /* For kernel to PMD. */
         struct afxdp_latency_sampler sampler;   /* Packets to time, if
                                                  * 'hints'. */
-        atomic_uint64_t rx_hints;               /* Frames with hints. */
+        atomic_uint64_t rx_hints;               /* Frames with hints (of
+                                                 * those read). */
         atomic_uint64_t rx_hints_missing;       /* Frames without. */
+        atomic_uint64_t rx_hints_unread;        /* Frames whose hints the
+                                                 * PMD had no use for. */
         atomic_uint64_t rx_hash_from_hints;     /* RSS hash handed to OVS. */
         atomic_uint64_t rx_mark_stale;          /* Marks of flows that left
                                                  * the XDP program. */

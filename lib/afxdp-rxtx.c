@@ -211,12 +211,29 @@ afxdp_flow_key_fill(const void *packet_, struct afxdp_latency_flow_key *key)
  * flow for the per-flow latency table, and what chooses the packets to
  * time (the queue's sampler, copied for the batch). */
 struct afxdp_rx_hints_batch {
-    uint32_t n_hints, n_missing, n_hash, n_stale_marks;
+    uint32_t n_hints, n_missing, n_hash, n_stale_marks, n_unread;
     struct afxdp_latency_flow_run run;
     struct afxdp_latency_sampler sampler;
     uint64_t now;               /* Clock, read at the batch's first timed
                                  * packet; 0 until then. */
+    bool read_all;              /* Read every packet's hints, not only the
+                                 * timed packets' (see
+                                 * afxdp_rx_hints_read_all()). */
 };
+
+/* Whether the PMD reads the hints of every packet of 'q', or only of the
+ * packets it times.  The hints sit in a cache line of their own in front
+ * of the frame.  In copy mode the kernel wrote that line on another CPU,
+ * so reading it costs the PMD a second cache miss per packet, more than
+ * computing OVS's own RSS hash from the headers it reads anyway; there it
+ * pays only for flow marks, that is while some flow of the port's program
+ * is partially offloaded.  In zero-copy mode the driver wrote the hints,
+ * with the device's hash, next to a frame the PMD fetches anyway. */
+static inline bool
+afxdp_rx_hints_read_all(const struct netdev_afxdp_tx_lock *q)
+{
+    return q->xsk->zero_copy || afxdp_offload_marks_any(q->marks);
+}
 
 /* Decodes the XDP hints in front of the frame at 'addr' (frame 'frame'),
  * received as 'packet', and gives OVS the RSS hash and flow mark.  If the
@@ -234,9 +251,17 @@ afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
     const uint8_t *data = afxdp_pool_ptr(l, addr);
     struct xdp_hints_values v;
 
-    /* Every packet: only what OVS gets from the hints.  A timed packet:
-     * all of them (the same bytes, now in the cache). */
+    /* A packet the sampler does not time, unless every packet's hints
+     * are read: none of them.  Otherwise only what OVS gets from the
+     * hints, and for a timed packet all of them (the same bytes, now in
+     * the cache). */
+    bool timed = afxdp_latency_sample(&hb->sampler);
+
     *ts = 0;
+    if (OVS_LIKELY(!timed) && !hb->read_all) {
+        hb->n_unread++;
+        return;
+    }
     if (!xdp_hints_decode_fields(q->hints, data, addr - frame,
                                  XDP_HINTS_VALID(RX_HASH)
                                  | XDP_HINTS_VALID(FLOW_MARK), &v)) {
@@ -244,7 +269,7 @@ afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
         return;
     }
     hb->n_hints++;
-    if (OVS_UNLIKELY(afxdp_latency_sample(&hb->sampler))
+    if (OVS_UNLIKELY(timed)
         && xdp_hints_decode(q->hints, data, addr - frame, &v)
         && xdp_hints_clock(&v) == XDP_HINTS_CLOCK_MONOTONIC) {
         int64_t delta;
@@ -424,6 +449,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         return EAGAIN;
     }
 
+    hb.read_all = q->hints && afxdp_rx_hints_read_all(q);
     /* Start fetching the frames, and their XDP hints in the cache line
      * before each: in copy mode the kernel wrote them on another CPU, and
      * waiting for each line as the loop below reaches it costs a cache
@@ -435,7 +461,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         if (OVS_LIKELY(addr < l->area_size)) {
             const uint8_t *data = afxdp_pool_ptr(l, addr);
 
-            if (q->hints) {
+            if (hb.read_all) {
                 OVS_PREFETCH(data - sizeof(uint32_t));
             }
             OVS_PREFETCH(data);
@@ -538,6 +564,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         q->sampler = hb.sampler;
         afxdp_counter_add(&q->rx_hints, hb.n_hints);
         afxdp_counter_add(&q->rx_hints_missing, hb.n_missing);
+        afxdp_counter_add(&q->rx_hints_unread, hb.n_unread);
         afxdp_counter_add(&q->rx_hash_from_hints, hb.n_hash);
         if (OVS_UNLIKELY(hb.n_stale_marks)) {
             afxdp_counter_add(&q->rx_mark_stale, hb.n_stale_marks);

@@ -168,7 +168,7 @@ afxdp_port_hints_stats(struct afxdp_port *port,
     OVS_REQUIRES(port->mutex)
 {
     const struct netdev_afxdp_tx_lock *queues = *port->queues;
-    uint64_t hints = 0, missing = 0, hash = 0, stale = 0;
+    uint64_t hints = 0, missing = 0, unread = 0, hash = 0, stale = 0;
     struct afxdp_latency_hist *all;
     struct afxdp_latency_summary sum;
 
@@ -180,6 +180,7 @@ afxdp_port_hints_stats(struct afxdp_port *port,
     for (int i = 0; i < port->netdev->n_rxq; i++) {
         hints += afxdp_counter_read(&queues[i].rx_hints);
         missing += afxdp_counter_read(&queues[i].rx_hints_missing);
+        unread += afxdp_counter_read(&queues[i].rx_hints_unread);
         hash += afxdp_counter_read(&queues[i].rx_hash_from_hints);
         stale += afxdp_counter_read(&queues[i].rx_mark_stale);
         afxdp_latency_hist_merge(all, queues[i].k2p);
@@ -187,6 +188,7 @@ afxdp_port_hints_stats(struct afxdp_port *port,
     afxdp_latency_hist_summary(all, &sum);
     afxdp_stat(b, hints, "afxdp_rx_hints");
     afxdp_stat(b, missing, "afxdp_rx_hints_missing");
+    afxdp_stat(b, unread, "afxdp_rx_hints_unread");
     afxdp_stat(b, hash, "afxdp_rx_hash_from_hints");
     afxdp_stat(b, stale, "afxdp_rx_mark_stale");
     afxdp_stat(b, sum.count, "afxdp_latency_k2p_samples");
