@@ -36,6 +36,7 @@
 #include <sys/socket.h>
 #include <xdp/xsk.h>
 
+#include "afxdp-big-packet.h"
 #include "afxdp-compat.h"
 #include "afxdp-config.h"
 #include "afxdp-offload-marks.h"
@@ -342,11 +343,12 @@ afxdp_rx_return(const struct afxdp_pool_layout *l, uint64_t addr,
 }
 
 /* Copies the packet of the 'n_desc' descriptors from 'idx' on the rx ring
- * of 'q' (multi-buffer: a packet larger than a frame) into one malloc'd
- * dp_packet, owned by the caller, and returns it; its frames go back to
- * the fill ring at once, through 'r'.  Returns NULL, with every descriptor
- * counted in 'r->n_bad', if one of them does not describe a frame.  The
- * hints, if any, are in front of the first frame. */
+ * of 'q' (multi-buffer: a packet larger than a frame) into one new
+ * dp_packet (afxdp-big-packet.h, with its timestamp for the egress port),
+ * owned by the caller, and returns it; its frames go back to the fill ring
+ * at once, through 'r'.  Returns NULL, with every descriptor counted in
+ * 'r->n_bad', if one of them does not describe a frame.  The hints, if
+ * any, are in front of the first frame. */
 static struct dp_packet *
 afxdp_rx_multi(struct netdev_afxdp_tx_lock *q, uint32_t idx, uint32_t n_desc,
                struct afxdp_rx_hints_batch *hb,
@@ -356,7 +358,7 @@ afxdp_rx_multi(struct netdev_afxdp_tx_lock *q, uint32_t idx, uint32_t n_desc,
     const struct xsk_ring_cons *rx = &q->xsk->rx;
     const struct xdp_desc *first = xsk_ring_cons__rx_desc(rx, idx);
     struct dp_packet *packet = NULL;
-    uint64_t ts, total = 0;
+    uint64_t total = 0;
     bool ok = true;
 
     for (uint32_t i = 0; i < n_desc; i++) {
@@ -367,16 +369,19 @@ afxdp_rx_multi(struct netdev_afxdp_tx_lock *q, uint32_t idx, uint32_t n_desc,
         total += d->len;
     }
     if (OVS_LIKELY(ok)) {
-        packet = dp_packet_new_with_headroom(total, AFXDP_RX_HEADROOM);
+        const struct afxdp_pool_frame *f = afxdp_pool_frame(
+            afxdp_pool_packet(l, first->addr));
+        struct afxdp_big_packet *bp;
+
+        bp = afxdp_big_packet_new(total, AFXDP_RX_HEADROOM, f->owner);
+        packet = &bp->packet;
         for (uint32_t i = 0; i < n_desc; i++) {
             const struct xdp_desc *d = xsk_ring_cons__rx_desc(rx, idx + i);
 
             dp_packet_put(packet, afxdp_pool_ptr(l, d->addr), d->len);
         }
         if (q->hints) {
-            /* The timestamp stays behind: only a packet in a UMEM frame
-             * carries one to its egress port. */
-            afxdp_rx_hints(q, packet, &ts, first->addr,
+            afxdp_rx_hints(q, packet, &bp->rx_ts, first->addr,
                            afxdp_pool_frame_addr(l, first->addr), hb);
         }
     } else {
@@ -670,15 +675,24 @@ static inline uint64_t
 afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
                  uint64_t now)
 {
-    const struct afxdp_pool_frame *f;
+    uint32_t owner;
     uint64_t ts;
 
-    if (packet->source != DPBUF_AFXDP) {
-        return now;
+    if (OVS_LIKELY(packet->source == DPBUF_AFXDP)) {
+        const struct afxdp_pool_frame *f = afxdp_pool_frame(
+            CONTAINER_OF(packet, struct dp_packet_afxdp, packet));
+
+        ts = f->rx_ts;
+        owner = f->owner;
+    } else {
+        const struct afxdp_big_packet *bp = afxdp_big_packet_cast(packet);
+
+        if (!bp) {
+            return now;
+        }
+        ts = bp->rx_ts;
+        owner = bp->owner;
     }
-    f = afxdp_pool_frame(CONTAINER_OF(packet, struct dp_packet_afxdp,
-                                      packet));
-    ts = f->rx_ts;
     if (!ts) {
         return now;
     }
@@ -690,11 +704,11 @@ afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
         atomic_read_relaxed(&pair->ingress, &ingress);
         if (!ingress) {
             /* Single writer: claim the slot; readers see it once set. */
-            atomic_store_explicit(&pair->ingress, f->owner,
+            atomic_store_explicit(&pair->ingress, owner,
                                   memory_order_release);
-            ingress = f->owner;
+            ingress = owner;
         }
-        if (ingress == f->owner) {
+        if (ingress == owner) {
             afxdp_latency_record(&pair->hist, (int64_t) (now - ts));
             return now;
         }

@@ -14,7 +14,8 @@
  */
 
 /* Unit tests of the UMEM pool: frame allocator and frame accounting
- * (lib/netdev-afxdp-pool.c).
+ * (lib/netdev-afxdp-pool.c), and of the packets copied out of several
+ * frames (lib/afxdp-big-packet.c).
  *
  * Usage: ovstest test-afxdp-pool
  * Needs no privileges (the area is ordinary anonymous memory; nothing is
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afxdp-big-packet.h"
 #include "bitmap.h"
 #include "dp-packet.h"
 #include "netdev-afxdp-pool.h"
@@ -302,6 +304,62 @@ test_rx_desc(void)
     printf("rx descriptors: ok\n");
 }
 
+/* A multi-buffer packet's copy is recognised, with its timestamp and
+ * port; OVS's own packets, stubs included, are not; a resize out of its
+ * buffer forgets it; dp_packet_delete() frees it whole (valgrind). */
+static void
+test_big_packet(void)
+{
+    uint8_t bytes[9000], stub_buf[256];
+    const struct afxdp_big_packet *c;
+    struct afxdp_big_packet *bp;
+    struct dp_packet *p, *stub;
+
+    for (size_t i = 0; i < sizeof bytes; i++) {
+        bytes[i] = i * 7;
+    }
+    bp = afxdp_big_packet_new(sizeof bytes, 256, 42);
+    ovs_assert(!bp->rx_ts && bp->owner == 42);
+    ovs_assert(dp_packet_headroom(&bp->packet) == 256);
+    ovs_assert(dp_packet_tailroom(&bp->packet) == sizeof bytes);
+    dp_packet_put(&bp->packet, bytes, 4000);
+    dp_packet_put(&bp->packet, bytes + 4000, sizeof bytes - 4000);
+    ovs_assert(dp_packet_size(&bp->packet) == sizeof bytes);
+    ovs_assert(!memcmp(dp_packet_data(&bp->packet), bytes, sizeof bytes));
+    bp->rx_ts = 123456789;
+    c = afxdp_big_packet_cast(&bp->packet);
+    ovs_assert(c == bp && c->rx_ts == 123456789 && c->owner == 42);
+
+    /* A header pushed into its headroom: still ours. */
+    dp_packet_push_uninit(&bp->packet, 64);
+    ovs_assert(afxdp_big_packet_cast(&bp->packet) == bp);
+    /* More than its headroom: the bytes move to the heap, and it is an
+     * ordinary packet from then on. */
+    dp_packet_push_uninit(&bp->packet, 1024);
+    ovs_assert(bp->packet.source == DPBUF_MALLOC);
+    ovs_assert(!afxdp_big_packet_cast(&bp->packet));
+    ovs_assert(!memcmp((uint8_t *) dp_packet_data(&bp->packet) + 1088,
+                       bytes, sizeof bytes));
+    dp_packet_delete(&bp->packet);
+
+    /* OVS's packets: malloc'd, and a stub with a buffer of its own. */
+    p = dp_packet_new_with_headroom(100, 256);
+    ovs_assert(!afxdp_big_packet_cast(p));
+    dp_packet_delete(p);
+    /* On the heap, exactly its size: valgrind sees any read past it. */
+    stub = xmalloc(sizeof *stub);
+    dp_packet_use_stub(stub, stub_buf, sizeof stub_buf);
+    ovs_assert(!afxdp_big_packet_cast(stub));
+    dp_packet_uninit(stub);
+    free(stub);
+
+    /* Freed whole without a resize too. */
+    bp = afxdp_big_packet_new(100, 256, 1);
+    dp_packet_put(&bp->packet, bytes, 100);
+    dp_packet_delete(&bp->packet);
+    printf("multi-buffer copies: ok\n");
+}
+
 static void
 test_afxdp_pool_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
@@ -311,6 +369,7 @@ test_afxdp_pool_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_late_free();
     test_threads();
     test_rx_desc();
+    test_big_packet();
     printf("PASS\n");
 }
 
