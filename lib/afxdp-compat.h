@@ -199,4 +199,13 @@ struct afxdp_tx_metadata {
 #define afxdp_packet_csum_by_ovs(P) ((void) (P))
 #endif
 
+/* The TCP segment size OVS wants a TSO packet cut to, 0 if none or if this
+ * OVS has no TSO segment size (before 3.3).  (The caller includes
+ * "dp-packet.h".) */
+#if AFXDP_OVS_TSO_SEGSZ
+#define afxdp_packet_tso_segsz(P) dp_packet_get_tso_segsz(P)
+#else
+#define afxdp_packet_tso_segsz(P) ((void) (P), 0)
+#endif
+
 #endif /* afxdp-compat.h */

@@ -48,6 +48,7 @@ afxdp_l4hdrs_parse_ipv4(const uint8_t *data, uint32_t size, uint32_t ofs,
     }
     h->proto = ip.ip_proto;
     h->ipv6 = false;
+    h->l3_ofs = ofs;
     h->l4_ofs = ofs + ihl;
     h->l4_len = tot - ihl;
     h->trailer = size - ofs - tot;
@@ -75,6 +76,7 @@ afxdp_l4hdrs_parse_ipv6(const uint8_t *data, uint32_t size, uint32_t ofs,
     }
     h->proto = ip6.ip6_ctlun.ip6_un1.ip6_un1_nxt;
     h->ipv6 = true;
+    h->l3_ofs = ofs;
     h->l4_ofs = ofs + IPV6_HEADER_LEN;
     h->l4_len = plen;
     h->trailer = size - ofs - IPV6_HEADER_LEN - plen;

@@ -31,6 +31,7 @@
 
 /* What afxdp_l4hdrs_parse() found. */
 struct afxdp_l4hdrs {
+    uint32_t l3_ofs;            /* IPv4 or IPv6 header, from the start. */
     uint32_t l4_ofs;            /* TCP or UDP header, from the start. */
     uint32_t l4_len;            /* Bytes from there, as the IP header
                                  * says. */

@@ -134,6 +134,24 @@ struct netdev_afxdp_tx_lock {
                                                  * Ethernet and two VLAN
                                                  * headers.  Set by the
                                                  * main thread. */
+        atomic_uint32_t tx_mtu;                 /* The device's MTU, the
+                                                 * largest IP packet of a
+                                                 * TCP segment we cut (0:
+                                                 * unknown, a frame's
+                                                 * worth).  Set with
+                                                 * 'tx_max_len'. */
+        atomic_uint64_t tx_segmented;           /* TCP packets too large
+                                                 * to send whole, sent cut
+                                                 * into segments (see
+                                                 * afxdp-txseg.h). */
+        atomic_uint64_t tx_segments;            /* The segments they made,
+                                                 * also in 'tx_packets'. */
+        atomic_uint64_t tx_drop_unsegmentable;  /* TCP packets too large
+                                                 * to send whole that could
+                                                 * not be cut: malformed,
+                                                 * or no room in the tx
+                                                 * ring or pool for all
+                                                 * their segments. */
         atomic_uint64_t tx_kick_errors;         /* sendto() failures. */
         atomic_uint64_t tx_drop_no_device;      /* Sent while 'dev_gone'. */
         struct afxdp_pair *pairs;               /* AFXDP_MAX_PAIRS ingress

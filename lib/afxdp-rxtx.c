@@ -43,6 +43,7 @@
 #include "afxdp-port-private.h"
 #include "afxdp-rxcsum.h"
 #include "afxdp-txcsum.h"
+#include "afxdp-txseg.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
 #include "coverage.h"
@@ -889,6 +890,70 @@ afxdp_txq_send_burst(struct netdev_afxdp_tx_lock *q,
     afxdp_counter_add(&q->tx_bytes, bytes);
 }
 
+/* Plans the segments of 'packet', too large for 'q' to send whole: each
+ * at most the device's MTU and one frame (see afxdp-txseg.h). */
+static enum afxdp_txseg_verdict
+afxdp_tx_seg_plan(const struct netdev_afxdp_tx_lock *q,
+                  const struct dp_packet *packet, struct afxdp_txseg *seg)
+{
+    uint32_t mtu;
+
+    atomic_read_relaxed(CONST_CAST(atomic_uint32_t *, &q->tx_mtu), &mtu);
+    return afxdp_txseg_plan(dp_packet_data(packet), dp_packet_size(packet),
+                            mtu ? mtu : UINT32_MAX, q->tx_room,
+                            afxdp_packet_tso_segsz(packet), seg);
+}
+
+/* Sends 'packet' on 'q' cut into the segments that 'seg' plans, one frame
+ * each, or none of them: with too little room in the tx ring or the pool
+ * for all of them it is counted in 'tx_drop_unsegmentable'. */
+static void
+afxdp_txq_send_segs(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
+                    const struct afxdp_txseg *seg)
+{
+    struct afxdp_xsk *xsk = q->xsk;
+    uint64_t addrs[AFXDP_TXSEG_MAX_SEGS];
+    const uint8_t *data = dp_packet_data(packet);
+    bool offload = q->tx_headroom != 0;
+    uint32_t n = seg->n_segs, got, idx = 0;
+    uint64_t bytes = 0;
+
+    if (xsk_prod_nb_free(&xsk->tx, n) < n) {
+        afxdp_txq_kick(q);
+        afxdp_txq_reap(q);
+    }
+    got = (xsk_prod_nb_free(&xsk->tx, n) < n ? 0
+           : afxdp_pool_get(q->pool, addrs, n));
+    if (got < n || xsk_ring_prod__reserve(&xsk->tx, n, &idx) != n) {
+        afxdp_pool_put(q->pool, addrs, got);
+        afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct xdp_desc *desc = xsk_ring_prod__tx_desc(&xsk->tx, idx + i);
+        struct afxdp_tx_metadata md;
+
+        desc->addr = addrs[i] + q->tx_headroom;
+        desc->options = 0;
+        desc->len = afxdp_txseg_write(seg, data, i,
+                                      afxdp_pool_ptr(q->layout, desc->addr),
+                                      offload, &md);
+        afxdp_tx_csum(q, desc, (offload ? AFXDP_TXCSUM_REQUEST
+                                : AFXDP_TXCSUM_SOFTWARE), &md);
+        bytes += desc->len;
+    }
+    xsk_ring_prod__submit(&xsk->tx, n);
+    xsk->tx_in_flight += n;
+    afxdp_txq_kick(q);
+    afxdp_txq_kick_rest(q, n / NETDEV_MAX_BURST + 1);
+    afxdp_tx_latency(q, packet, 0);
+    afxdp_txq_reap(q);
+    afxdp_counter_add(&q->tx_segmented, 1);
+    afxdp_counter_add(&q->tx_segments, n);
+    afxdp_counter_add(&q->tx_packets, n);
+    afxdp_counter_add(&q->tx_bytes, bytes);
+}
+
 /* Sends the packets of 'batch' on 'q', counting each one that cannot be
  * sent in exactly one drop counter.  Does not free 'batch'.  From OVS 4.0
  * a batch can hold more than NETDEV_MAX_BURST packets (software
@@ -902,13 +967,30 @@ afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
     struct dp_packet *packet;
     uint32_t n = 0, n_oversize = 0, n_wanted = 0;
 
-    /* Packets too large to send are dropped before anything is reserved
-     * for the others: every packet passed on is sent or counted once. */
+    /* Packets too large to send whole are cut into TCP segments (sent
+     * after the packets before them) or dropped, before anything is
+     * reserved for the others: every packet is sent or counted once. */
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
         uint32_t nd = afxdp_tx_n_descs(q, dp_packet_size(packet));
 
         if (OVS_UNLIKELY(!nd)) {
-            n_oversize++;
+            struct afxdp_txseg seg;
+
+            switch (afxdp_tx_seg_plan(q, packet, &seg)) {
+            case AFXDP_TXSEG_OK:
+                /* After the packets before it, which go first. */
+                afxdp_txq_send_burst(q, pkts, n_descs, n, n_wanted);
+                n = n_wanted = 0;
+                afxdp_txq_send_segs(q, packet, &seg);
+                break;
+            case AFXDP_TXSEG_MALFORMED:
+                afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
+                break;
+            case AFXDP_TXSEG_NOT_TCP:
+            default:
+                n_oversize++;
+                break;
+            }
             continue;
         }
         n_descs[n] = nd;

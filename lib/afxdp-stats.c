@@ -93,6 +93,7 @@ netdev_afxdp_get_stats(const struct netdev *netdev, struct netdev_stats *st)
         st->tx_dropped += (afxdp_counter_read(&q->tx_drop_no_frame)
                            + afxdp_counter_read(&q->tx_drop_ring_full)
                            + afxdp_counter_read(&q->tx_drop_oversize)
+                           + afxdp_counter_read(&q->tx_drop_unsegmentable)
                            + afxdp_counter_read(&q->tx_drop_no_device));
         st->tx_errors += afxdp_counter_read(&q->tx_kick_errors);
         st->rx_errors += afxdp_counter_read(&q->rx_drop_invalid);
@@ -212,6 +213,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     };
     uint64_t drops[7] = { 0, 0, 0, 0, 0, 0, 0 };
     uint64_t rx_mb = 0, tx_mb = 0, csum[4] = { 0, 0, 0, 0 };
+    uint64_t seg[3] = { 0, 0, 0 };
     struct afxdp_xdp_stats ps;
     int n = port->netdev->n_rxq;
 
@@ -237,6 +239,9 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         csum[1] += afxdp_counter_read(&q->tx_csum_software);
         csum[2] += afxdp_counter_read(&q->tx_csum_unparsed);
         csum[3] += afxdp_counter_read(&q->rx_csum_partial);
+        seg[0] += afxdp_counter_read(&q->tx_segmented);
+        seg[1] += afxdp_counter_read(&q->tx_segments);
+        seg[2] += afxdp_counter_read(&q->tx_drop_unsegmentable);
     }
     afxdp_stat(b, drops[0], "afxdp_tx_drop_no_frame");
     afxdp_stat(b, drops[1], "afxdp_tx_drop_ring_full");
@@ -251,6 +256,9 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     afxdp_stat(b, csum[1], "afxdp_tx_csum_software");
     afxdp_stat(b, csum[2], "afxdp_tx_csum_unparsed");
     afxdp_stat(b, csum[3], "afxdp_rx_csum_partial");
+    afxdp_stat(b, seg[0], "afxdp_tx_segmented");
+    afxdp_stat(b, seg[1], "afxdp_tx_segments");
+    afxdp_stat(b, seg[2], "afxdp_tx_drop_unsegmentable");
     afxdp_port_hints_stats(port, b);
 
     for (int i = 0; i < n; i++) {

@@ -40,7 +40,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-jumbo.at \
 	tests/afxdp-system-txcsum.at \
 	tests/afxdp-system-txcsum-ct.at \
-	tests/afxdp-system-rxcsum.at
+	tests/afxdp-system-rxcsum.at \
+	tests/afxdp-system-txseg.at
 
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \

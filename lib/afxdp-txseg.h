@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef AFXDP_TXSEG_H
+#define AFXDP_TXSEG_H 1
+
+/* TCP segmentation on the send path of an afxdp port.
+ *
+ * A Linux sender whose device keeps GSO (a container's veth, seen by our
+ * port in generic XDP mode) hands over TCP "super-packets" of up to 64 kB.
+ * AF_XDP has no GSO: the kernel sends each descriptor chain as one frame,
+ * and a device drops a frame over its MTU.  So a TCP packet that the port
+ * cannot send whole is cut here into segments that it can, each written
+ * straight into its own UMEM tx frame: the headers copied into every
+ * segment, the payload copied once, from the packet.
+ *
+ * afxdp_txseg_plan() parses the packet's own bytes (afxdp-l4hdrs.h:
+ * Ethernet, up to two VLAN tags, IPv4 with options or IPv6 without
+ * extension headers; then TCP with options) and sizes the segments: a
+ * payload of MTU - IP header - TCP header, less where a segment must fit
+ * in one frame or where OVS gave a smaller TSO segment size.
+ * afxdp_txseg_write() then writes segment i, as a TSO-capable NIC would:
+ *   - IPv4: total length, identification (the packet's + i) and header
+ *     checksum; IPv6: payload length;
+ *   - TCP: sequence number advanced by the payload before it; FIN and PSH
+ *     only on the last segment, CWR only on the first;
+ *   - TCP checksum: with 'offload' (the socket keeps TX metadata), the
+ *     pseudo-header sum in the field and a TX metadata request for the
+ *     kernel to finish it; else computed here, in software.
+ * Whatever the packet's checksum held (finished, partial, or stale), each
+ * segment's is computed afresh.  Bytes after the IP payload (a trailer)
+ * are not sent.
+ *
+ * Pure functions: any thread may call them. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "afxdp-compat.h"
+#include "afxdp-l4hdrs.h"
+
+/* Most segments one packet is cut into: 64 kB at IPv4's minimum MTU (576)
+ * takes 123. */
+#define AFXDP_TXSEG_MAX_SEGS 128
+
+/* How afxdp_txseg_plan() will cut a packet. */
+struct afxdp_txseg {
+    struct afxdp_l4hdrs h;      /* The packet's headers. */
+    uint32_t hdr_len;           /* Bytes up to the TCP payload, copied into
+                                 * each segment. */
+    uint32_t payload;           /* TCP payload bytes. */
+    uint32_t mss;               /* Payload bytes of each segment but the
+                                 * last. */
+    uint32_t n_segs;            /* Segments, 1 to AFXDP_TXSEG_MAX_SEGS. */
+    uint32_t pseudo;            /* Pseudo-header sum without the length. */
+};
+
+/* What afxdp_txseg_plan() made of a packet. */
+enum afxdp_txseg_verdict {
+    AFXDP_TXSEG_OK,             /* TCP, cut as the plan says. */
+    AFXDP_TXSEG_NOT_TCP,        /* Not an (unfragmented) TCP packet that
+                                 * afxdp-l4hdrs.h parses. */
+    AFXDP_TXSEG_MALFORMED,      /* TCP, but its header is malformed, it has
+                                 * no payload, the headers leave no room for
+                                 * one, or it would take more than
+                                 * AFXDP_TXSEG_MAX_SEGS segments. */
+};
+
+enum afxdp_txseg_verdict afxdp_txseg_plan(const uint8_t *data, uint32_t size,
+                                          uint32_t mtu, uint32_t max_len,
+                                          uint32_t segsz,
+                                          struct afxdp_txseg *);
+uint32_t afxdp_txseg_write(const struct afxdp_txseg *, const uint8_t *data,
+                           uint32_t i, uint8_t *dst, bool offload,
+                           struct afxdp_tx_metadata *);
+
+#endif /* afxdp-txseg.h */
