@@ -252,8 +252,9 @@ afxdp_check_device_mtu(const char *name, const struct afxdp_port *port,
 
 /* Sets the largest packet the queues of 'port' send in several
  * descriptors from the device's MTU 'mtu' (0: unknown, then as large as
- * the sockets take), and the MTU that their TCP segmentation cuts for.  Main thread only (open, link notifier), like the
- * replacement of the queue array. */
+ * the sockets take), and the MTU that their TCP segmentation cuts for.
+ * Main thread only (open, link notifier), like the replacement of the
+ * queue array. */
 static void
 afxdp_port_set_tx_max_len(struct afxdp_port *port, int mtu)
 {
