@@ -890,15 +890,13 @@ afxdp_txq_send_burst(struct netdev_afxdp_tx_lock *q,
     afxdp_counter_add(&q->tx_bytes, bytes);
 }
 
-/* Plans the segments of 'packet', too large for 'q' to send whole: each
- * at most the device's MTU and one frame (see afxdp-txseg.h). */
+/* Plans the segments of 'packet' if it is a TCP packet over the device's
+ * MTU 'mtu' (0: unknown, none is): each at most 'mtu' and one frame of 'q'
+ * (see afxdp-txseg.h). */
 static enum afxdp_txseg_verdict
-afxdp_tx_seg_plan(const struct netdev_afxdp_tx_lock *q,
+afxdp_tx_seg_plan(const struct netdev_afxdp_tx_lock *q, uint32_t mtu,
                   const struct dp_packet *packet, struct afxdp_txseg *seg)
 {
-    uint32_t mtu;
-
-    atomic_read_relaxed(CONST_CAST(atomic_uint32_t *, &q->tx_mtu), &mtu);
     return afxdp_txseg_plan(dp_packet_data(packet), dp_packet_size(packet),
                             mtu ? mtu : UINT32_MAX, q->tx_room,
                             afxdp_packet_tso_segsz(packet), seg);
@@ -925,7 +923,9 @@ afxdp_txq_send_segs(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
     got = (xsk_prod_nb_free(&xsk->tx, n) < n ? 0
            : afxdp_pool_get(q->pool, addrs, n));
     if (got < n || xsk_ring_prod__reserve(&xsk->tx, n, &idx) != n) {
-        afxdp_pool_put(q->pool, addrs, got);
+        if (got) {
+            afxdp_pool_put(q->pool, addrs, got);
+        }
         afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
         return;
     }
@@ -965,33 +965,43 @@ afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
     struct dp_packet *pkts[NETDEV_MAX_BURST];
     uint8_t n_descs[NETDEV_MAX_BURST];
     struct dp_packet *packet;
-    uint32_t n = 0, n_oversize = 0, n_wanted = 0;
+    uint32_t n = 0, n_oversize = 0, n_wanted = 0, mtu, seg_above;
+
+    /* A frame with more than the MTU after an Ethernet header may be a TCP
+     * packet over the MTU, to be cut even where it fits in one frame: the
+     * device would drop it unseen. */
+    atomic_read_relaxed(&q->tx_mtu, &mtu);
+    seg_above = mtu ? mtu + ETH_HEADER_LEN : UINT32_MAX;
 
     /* Packets too large to send whole are cut into TCP segments (sent
      * after the packets before them) or dropped, before anything is
      * reserved for the others: every packet is sent or counted once. */
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
-        uint32_t nd = afxdp_tx_n_descs(q, dp_packet_size(packet));
+        uint32_t size = dp_packet_size(packet);
+        uint32_t nd = afxdp_tx_n_descs(q, size);
 
-        if (OVS_UNLIKELY(!nd)) {
+        if (OVS_UNLIKELY(!nd || size > seg_above)) {
             struct afxdp_txseg seg;
 
-            switch (afxdp_tx_seg_plan(q, packet, &seg)) {
+            switch (afxdp_tx_seg_plan(q, mtu, packet, &seg)) {
             case AFXDP_TXSEG_OK:
                 /* After the packets before it, which go first. */
                 afxdp_txq_send_burst(q, pkts, n_descs, n, n_wanted);
                 n = n_wanted = 0;
                 afxdp_txq_send_segs(q, packet, &seg);
-                break;
+                continue;
             case AFXDP_TXSEG_MALFORMED:
                 afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
-                break;
+                continue;
+            case AFXDP_TXSEG_FITS:
             case AFXDP_TXSEG_NOT_TCP:
             default:
-                n_oversize++;
                 break;
             }
-            continue;
+            if (!nd) {
+                n_oversize++;
+                continue;
+            }
         }
         n_descs[n] = nd;
         n_wanted += nd;

@@ -63,7 +63,8 @@ get16(const uint8_t *p)
  * of at most 'mtu' bytes of IP packet and 'max_len' bytes in all (from the
  * Ethernet header: what one tx frame holds), and of at most 'segsz' bytes
  * of payload unless 'segsz' is 0 (OVS's TSO segment size).  Fills '*seg'
- * for AFXDP_TXSEG_OK. */
+ * for AFXDP_TXSEG_OK.  A TCP packet whose IP packet is at most 'mtu' bytes
+ * is AFXDP_TXSEG_FITS, whatever its TCP header holds. */
 enum afxdp_txseg_verdict
 afxdp_txseg_plan(const uint8_t *data, uint32_t size, uint32_t mtu,
                  uint32_t max_len, uint32_t segsz, struct afxdp_txseg *seg)
@@ -74,6 +75,10 @@ afxdp_txseg_plan(const uint8_t *data, uint32_t size, uint32_t mtu,
     if (!afxdp_l4hdrs_parse(data, size, h) || h->proto != IPPROTO_TCP) {
         return AFXDP_TXSEG_NOT_TCP;
     }
+    ip_hlen = h->l4_ofs - h->l3_ofs;
+    if (ip_hlen + h->l4_len <= mtu) {
+        return AFXDP_TXSEG_FITS;
+    }
     if (h->l4_len < TCP_HEADER_LEN) {
         return AFXDP_TXSEG_MALFORMED;
     }
@@ -81,7 +86,6 @@ afxdp_txseg_plan(const uint8_t *data, uint32_t size, uint32_t mtu,
     if (tcp_hlen < TCP_HEADER_LEN || tcp_hlen >= h->l4_len) {
         return AFXDP_TXSEG_MALFORMED;
     }
-    ip_hlen = h->l4_ofs - h->l3_ofs;
     seg->hdr_len = h->l4_ofs + tcp_hlen;
     seg->payload = h->l4_len - tcp_hlen;
 

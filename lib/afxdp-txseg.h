@@ -21,10 +21,11 @@
  * A Linux sender whose device keeps GSO (a container's veth, seen by our
  * port in generic XDP mode) hands over TCP "super-packets" of up to 64 kB.
  * AF_XDP has no GSO: the kernel sends each descriptor chain as one frame,
- * and a device drops a frame over its MTU.  So a TCP packet that the port
- * cannot send whole is cut here into segments that it can, each written
- * straight into its own UMEM tx frame: the headers copied into every
- * segment, the payload copied once, from the packet.
+ * and a device drops a frame over its MTU unseen (even a GSO packet of two
+ * segments, which fits in one UMEM frame).  So a TCP packet whose IP
+ * packet is larger than the device's MTU is cut here into segments, each
+ * written straight into its own UMEM tx frame: the headers copied into
+ * every segment, the payload copied once, from the packet.
  *
  * afxdp_txseg_plan() parses the packet's own bytes (afxdp-l4hdrs.h:
  * Ethernet, up to two VLAN tags, IPv4 with options or IPv6 without
@@ -70,6 +71,8 @@ struct afxdp_txseg {
 /* What afxdp_txseg_plan() made of a packet. */
 enum afxdp_txseg_verdict {
     AFXDP_TXSEG_OK,             /* TCP, cut as the plan says. */
+    AFXDP_TXSEG_FITS,           /* TCP, its IP packet within the MTU: to
+                                 * send whole. */
     AFXDP_TXSEG_NOT_TCP,        /* Not an (unfragmented) TCP packet that
                                  * afxdp-l4hdrs.h parses. */
     AFXDP_TXSEG_MALFORMED,      /* TCP, but its header is malformed, it has

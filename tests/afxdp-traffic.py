@@ -21,12 +21,16 @@
       the byte count.  Creates the --ready file once it listens.
 
   tcp-client --host H --port P --in FILE [--timeout S]
-             [--until FILE --gap MS]
+             [--until FILE --gap MS] [--chunk BYTES --gap MS]
       Connects (retrying until the timeout), sends FILE, closes, prints the
       byte count and the throughput.  With --until, sends FILE again and
       again, in 64 kB writes MS milliseconds apart, until the --until file
       exists (checked between whole copies), so that traffic runs for as
       long as a test needs; the bytes received are then whole copies.
+      With --chunk, sends FILE once in writes of BYTES, MS milliseconds
+      apart, with TCP_NODELAY: a sender with TSO then hands its device one
+      packet per write (a GSO packet of a few segments where BYTES is a
+      few MSS).
 
   udp-recv --port P [--ready FILE] [--duration S] [--idle S] [--check]
       Counts UDP datagrams until --duration seconds passed or nothing came
@@ -153,7 +157,12 @@ def cmd_tcp_client(args):
     sent = 0
     try:
         while True:
-            if args.until:
+            if args.chunk:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                for i in range(0, len(data), args.chunk):
+                    sock.sendall(data[i:i + args.chunk])
+                    time.sleep(args.gap / 1000.0)
+            elif args.until:
                 for i in range(0, len(data), 1 << 16):
                     sock.sendall(data[i:i + (1 << 16)])
                     time.sleep(args.gap / 1000.0)
@@ -268,6 +277,7 @@ def main():
     p.add_argument("--timeout", type=float, default=60)
     p.add_argument("--until")
     p.add_argument("--gap", type=float, default=10)
+    p.add_argument("--chunk", type=int, default=0)
     p.set_defaults(func=cmd_tcp_client)
 
     p = sub.add_parser("udp-recv")

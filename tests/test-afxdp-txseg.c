@@ -19,7 +19,8 @@
  * TSO segment sizes; every header field and both checksums of every
  * segment are checked against the original packet, with the checksum
  * finished in software and through a TX metadata request (finished here
- * as the kernel would).  Then the packets it must refuse.
+ * as the kernel would).  Then the packets it must send whole (within the
+ * MTU) or refuse.
  *
  * Usage: ovstest test-afxdp-txseg [bench]
  * Needs no privileges.  Prints one line per case and "PASS" at the end;
@@ -291,7 +292,7 @@ check_case(const struct seg_case *c, bool offload)
 /* Checks that the packet of 'c', changed by 'mangle' if nonnull, gets
  * 'verdict'. */
 static void
-check_refused(const char *name, const struct seg_case *c,
+check_verdict(const char *name, const struct seg_case *c,
               void (*mangle)(uint8_t *, uint32_t *size, uint32_t l3,
                              uint32_t l4),
               enum afxdp_txseg_verdict verdict)
@@ -305,8 +306,11 @@ check_refused(const char *name, const struct seg_case *c,
     }
     ovs_assert(afxdp_txseg_plan(pkt, size, c->mtu, c->max_len, c->segsz,
                                 &seg) == verdict);
-    printf("%s: refused as %s\n", name,
-           verdict == AFXDP_TXSEG_NOT_TCP ? "not TCP" : "malformed");
+    printf("%s: %s\n", name,
+           verdict == AFXDP_TXSEG_NOT_TCP ? "not TCP, sent as it is"
+           : verdict == AFXDP_TXSEG_FITS ? "within the MTU, sent whole"
+           : verdict == AFXDP_TXSEG_OK ? "cut"
+           : "malformed, dropped");
     free(pkt);
 }
 
@@ -417,23 +421,43 @@ test_afxdp_txseg_main(int argc, char *argv[])
         check_case(&cases[i], false);
     }
 
-    check_refused("udp", &r, to_udp, AFXDP_TXSEG_NOT_TCP);
-    check_refused("ipv4 fragment", &r, to_fragment, AFXDP_TXSEG_NOT_TCP);
-    check_refused("arp", &r, to_arp, AFXDP_TXSEG_NOT_TCP);
-    check_refused("truncated", &r, truncate_it, AFXDP_TXSEG_NOT_TCP);
-    check_refused("tcp data offset below 5", &r, doff_short,
+    r.payload = 1460;
+    check_verdict("ipv4 tcp of exactly the mtu", &r, NULL, AFXDP_TXSEG_FITS);
+    r.n_vlans = 2;
+    check_verdict("ipv4 tcp of the mtu, two vlans", &r, NULL,
+                  AFXDP_TXSEG_FITS);
+    check_verdict("ipv4 tcp of the mtu, data offset below 5", &r,
+                  doff_short, AFXDP_TXSEG_FITS);
+    r.n_vlans = 0;
+    r.ipv6 = true;
+    r.payload = 1440;
+    check_verdict("ipv6 tcp of exactly the mtu", &r, NULL, AFXDP_TXSEG_FITS);
+    r.payload = 1441;
+    r.max_len = 1000;
+    check_verdict("ipv6 tcp one byte over the mtu", &r, NULL,
+                  AFXDP_TXSEG_OK);
+    r.ipv6 = false;
+    r.max_len = 3840;
+    r.payload = 3000;
+    check_verdict("udp", &r, to_udp, AFXDP_TXSEG_NOT_TCP);
+    check_verdict("ipv4 fragment", &r, to_fragment, AFXDP_TXSEG_NOT_TCP);
+    check_verdict("arp", &r, to_arp, AFXDP_TXSEG_NOT_TCP);
+    check_verdict("truncated", &r, truncate_it, AFXDP_TXSEG_NOT_TCP);
+    check_verdict("tcp data offset below 5", &r, doff_short,
                   AFXDP_TXSEG_MALFORMED);
     r.payload = 0;
     r.tcp_opts = 40;
-    check_refused("tcp header, no payload", &r, NULL, AFXDP_TXSEG_MALFORMED);
+    r.mtu = 64;
+    check_verdict("tcp header over an mtu of 64, no payload", &r, NULL,
+                  AFXDP_TXSEG_MALFORMED);
     r.payload = 3000;
     r.tcp_opts = 0;
     r.mtu = 40;
-    check_refused("mtu leaves no payload", &r, NULL, AFXDP_TXSEG_MALFORMED);
+    check_verdict("mtu leaves no payload", &r, NULL, AFXDP_TXSEG_MALFORMED);
     r.mtu = 1500;
     r.payload = 60000;
     r.segsz = 200;
-    check_refused("more than AFXDP_TXSEG_MAX_SEGS segments", &r, NULL,
+    check_verdict("more than AFXDP_TXSEG_MAX_SEGS segments", &r, NULL,
                   AFXDP_TXSEG_MALFORMED);
     printf("PASS\n");
 }
