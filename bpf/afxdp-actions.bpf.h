@@ -306,6 +306,59 @@ __noinline int afxdp_act_set_l4(struct xdp_md *ctx,
 	return e ? afxdp_set_l4(ctx, e) : -1;
 }
 
+/* Returns 1 if the frame of 'ctx' is a TCP or UDP packet (not a fragment)
+ * whose checksum field holds the folded sum of its pseudo-header and
+ * nothing else, as a sender's kernel leaves it for TX checksum offload
+ * (CHECKSUM_PARTIAL), else 0.  The same test as the receive path's
+ * (lib/afxdp-rxcsum.c).  The sums are of 16-bit words as loaded from the
+ * frame, which compare to the field as loaded.  A global function, which
+ * the verifier checks once. */
+__noinline int afxdp_l4_csum_partial(struct xdp_md *ctx)
+{
+	void *end = ctx ? (void *)(long)ctx->data_end : NULL;
+	void *l3 = NULL;
+	__be16 proto = ctx ? afxdp_l3(ctx, &l3) : 0;
+	__u32 len = 0, sum;
+	__u16 *csum;
+	__u8 *l4 = afxdp_ip_l4(l3, end, proto, &len);
+	__u8 l4proto;
+	bool udp;
+
+	if (!l4)
+		return 0;
+	if (proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = l3;
+
+		if ((void *)(ip + 1) > end ||
+		    ip->frag_off & bpf_htons(AFXDP_IP_MF | AFXDP_IP_OFFSET))
+			return 0;
+		l4proto = ip->protocol;
+		sum = (ip->saddr & 0xffff) + (ip->saddr >> 16) +
+		      (ip->daddr & 0xffff) + (ip->daddr >> 16);
+	} else {
+		struct ipv6hdr *ip6 = l3;
+		__u32 *a;
+
+		if ((void *)(ip6 + 1) > end)
+			return 0;
+		l4proto = ip6->nexthdr;
+		a = (__u32 *)&ip6->saddr;
+		sum = 0;
+#pragma unroll
+		for (int i = 0; i < 8; i++)
+			sum += (a[i] & 0xffff) + (a[i] >> 16);
+	}
+	if (l4proto != IPPROTO_TCP && l4proto != IPPROTO_UDP)
+		return 0;
+	csum = afxdp_l4_csum(l4, len, end, l4proto, false, &udp);
+	if (!csum)
+		return 0;
+	sum += bpf_htons(l4proto) + bpf_htons(len);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return *csum == sum;
+}
+
 /* Runs the actions of 'e' on the frame of 'ctx', whose buffers hold
  * 'len' bytes.  Returns the XDP action, or -1 to hand the frame to the
  * socket with '*mark' set. */
@@ -319,6 +372,13 @@ static __always_inline long afxdp_flow_act(struct xdp_md *ctx,
 	if ((e->out_flags & AFXDP_FLOW_OUT_NO_SG) &&
 	    len > ctx->data_end - ctx->data) {
 		afxdp_count(AFXDP_PROG_OFFLOAD_NO_SG);
+		return -1;
+	}
+	/* A sender with TX checksum offload on (a container's veth, by
+	 * default) left the checksum to be finished: redirected as it is,
+	 * the receiver would drop it. */
+	if (afxdp_l4_csum_partial(ctx)) {
+		afxdp_count(AFXDP_PROG_OFFLOAD_CSUM_PARTIAL);
 		return -1;
 	}
 #pragma unroll

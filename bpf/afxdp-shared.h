@@ -29,6 +29,10 @@ enum afxdp_prog_counter {
     AFXDP_PROG_OFFLOAD_NO_SG,   /* Offloaded flow, multi-buffer frame,
                                  * an egress that takes only single-buffer
                                  * redirected frames: to the socket. */
+    AFXDP_PROG_OFFLOAD_CSUM_PARTIAL, /* Offloaded flow, a TCP or UDP
+                                      * checksum holding only the
+                                      * pseudo-header sum: to the socket,
+                                      * whose receive path finishes it. */
     AFXDP_PROG_N_COUNTERS
 };
 

@@ -116,6 +116,7 @@ static const char *const counter_names[] = {
     [AFXDP_PROG_OFFLOAD_UNPARSED] = "xdp_offload_unparsed",
     [AFXDP_PROG_OFFLOAD_ACTION_ERROR] = "xdp_offload_action_error",
     [AFXDP_PROG_OFFLOAD_NO_SG] = "xdp_offload_egress_no_sg",
+    [AFXDP_PROG_OFFLOAD_CSUM_PARTIAL] = "xdp_offload_csum_partial",
 };
 BUILD_ASSERT_DECL(ARRAY_SIZE(counter_names) == AFXDP_PROG_N_COUNTERS);
 

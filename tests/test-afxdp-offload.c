@@ -88,6 +88,7 @@
 #include "afxdp-compat.h"
 #include "afxdp-flow-table.h"
 #include "afxdp-offload.h"
+#include "afxdp-rxcsum.h"
 #include "bpf/afxdp-flow.h"
 #include "bpf/afxdp-hints.h"
 #include "bpf/afxdp-shared.h"
@@ -414,6 +415,7 @@ format_moved(struct ds *s, const struct counters *a, const struct counters *b)
         [AFXDP_PROG_OFFLOAD_UNPARSED] = "offload_unparsed",
         [AFXDP_PROG_OFFLOAD_ACTION_ERROR] = "offload_action_error",
         [AFXDP_PROG_OFFLOAD_NO_SG] = "offload_egress_no_sg",
+        [AFXDP_PROG_OFFLOAD_CSUM_PARTIAL] = "offload_csum_partial",
     };
 
     ds_put_cstr(s, "counters moved:");
@@ -1677,25 +1679,40 @@ act_case_udp_zero(struct act_case *c, bool addr)
     frame_destroy(&f);
 }
 
-/* OUTPUT to a device that is not in the devmap: dropped and counted. */
+/* Makes the flow of frame 'f' the only one offloaded, its entry '*e' a
+ * lone OUTPUT ('odp' gets the datapath actions it translates), to
+ * 'out_ifindex' if nonzero (else the devmap's device), with 'out_flags'. */
 static void
-check_act_no_egress(const struct prog *p, struct ds *err)
+only_output_flow(const struct prog *p, const struct frame *f,
+                 struct afxdp_flow_entry *e, struct ofpbuf *odp,
+                 uint32_t out_ifindex, uint8_t out_flags)
 {
     struct act_spec acts[AFXDP_FLOW_MAX_ACTIONS] = {
         { .type = AFXDP_FLOW_ACT_OUTPUT }
     };
+    int slot = 0;
+
+    act_translate(acts, e, odp);
+    if (out_ifindex) {
+        e->out_ifindex = out_ifindex;
+    }
+    e->out_flags |= out_flags;
+    clear_flows(p);
+    set_masks(p, 1, &slot, &f->mask);
+    add_flow(p, &f->key, &f->mask, slot, e);
+}
+
+/* OUTPUT to a device that is not in the devmap: dropped and counted. */
+static void
+check_act_no_egress(const struct prog *p, struct ds *err)
+{
     uint64_t stub[64 / 8];
     struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
     struct afxdp_flow_entry e;
     struct frame f;
-    int slot = 0;
 
     frame_init(&f, frame_by_name("IPv4 UDP"));
-    act_translate(acts, &e, &odp);
-    e.out_ifindex = ACT_EGRESS_IFINDEX + 1000;
-    clear_flows(p);
-    set_masks(p, 1, &slot, &f.mask);
-    add_flow(p, &f.key, &f.mask, slot, &e);
+    only_output_flow(p, &f, &e, &odp, ACT_EGRESS_IFINDEX + 1000, 0);
     run_expect(p, f.pkt, "output to a device not in the devmap", XDP_DROP,
                AFXDP_PROG_OFFLOAD_ACTION_ERROR, -1, err);
     ofpbuf_uninit(&odp);
@@ -1710,30 +1727,22 @@ check_act_no_egress(const struct prog *p, struct ds *err)
 static void
 check_act_no_sg(const struct prog *p, struct ds *err)
 {
-    struct act_spec acts[AFXDP_FLOW_MAX_ACTIONS] = {
-        { .type = AFXDP_FLOW_ACT_OUTPUT }
-    };
     uint64_t stub[64 / 8];
     struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
     struct afxdp_flow_counts counts;
     struct afxdp_flow_entry e;
     struct dp_packet *jumbo;
     struct frame f;
-    int slot = 0;
 
     frame_init(&f, frame_by_name("IPv4 UDP"));
     jumbo = dp_packet_clone(f.pkt);
     dp_packet_put_zeros(jumbo, 9000 - dp_packet_size(jumbo));
-    act_translate(acts, &e, &odp);
-    e.out_flags = AFXDP_FLOW_OUT_NO_SG;
-    clear_flows(p);
-    set_masks(p, 1, &slot, &f.mask);
-    add_flow(p, &f.key, &f.mask, slot, &e);
+    only_output_flow(p, &f, &e, &odp, 0, AFXDP_FLOW_OUT_NO_SG);
     run_expect(p, jumbo, "multi-buffer frame, egress without SG", XDP_PASS,
                AFXDP_PROG_OFFLOAD_NO_SG, AFXDP_PROG_NO_SOCKET, err);
     run_expect(p, f.pkt, "single-buffer frame, egress without SG",
                XDP_REDIRECT, AFXDP_PROG_OFFLOAD_FORWARDED, -1, err);
-    flow_counts(p, &f.key, slot, &counts);
+    flow_counts(p, &f.key, 0, &counts);
     if (counts.packets != 2
         || counts.bytes != 9000 + dp_packet_size(f.pkt)) {
         ds_put_format(err, "; flow counted %"PRIu64" packets, %"PRIu64
@@ -1744,6 +1753,45 @@ check_act_no_sg(const struct prog *p, struct ds *err)
     dp_packet_delete(jumbo);
     ofpbuf_uninit(&odp);
     frame_destroy(&f);
+}
+
+/* A TCP over IPv4 and a UDP over IPv6 frame of an offloaded flow whose
+ * checksum holds only the pseudo-header sum (from a sender with TX
+ * checksum offload): to the socket, counted, for the receive path to
+ * finish; the same frames with their own checksums are redirected. */
+static void
+check_act_csum_partial(const struct prog *p, struct ds *err)
+{
+    static const char *const names[] = { "IPv4 TCP", "IPv6 UDP" };
+
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        uint64_t stub[64 / 8];
+        struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
+        struct afxdp_rxcsum_info info;
+        struct afxdp_flow_entry e;
+        struct dp_packet *partial;
+        ovs_be16 seed;
+        struct frame f;
+
+        frame_init(&f, frame_by_name(names[i]));
+        partial = dp_packet_clone(f.pkt);
+        if (afxdp_rxcsum_detect(dp_packet_data(f.pkt),
+                                dp_packet_size(f.pkt), &info)) {
+            ds_put_format(err, "; %s already pseudo-header only", names[i]);
+        }
+        seed = ~csum_finish(info.h.pseudo);
+        memcpy((uint8_t *) dp_packet_data(partial) + info.csum_ofs, &seed,
+               sizeof seed);
+        only_output_flow(p, &f, &e, &odp, 0, 0);
+        run_expect(p, partial, names[i], XDP_PASS,
+                   AFXDP_PROG_OFFLOAD_CSUM_PARTIAL, AFXDP_PROG_NO_SOCKET,
+                   err);
+        run_expect(p, f.pkt, names[i], XDP_REDIRECT,
+                   AFXDP_PROG_OFFLOAD_FORWARDED, -1, err);
+        dp_packet_delete(partial);
+        ofpbuf_uninit(&odp);
+        frame_destroy(&f);
+    }
 }
 
 /* Random cases the 'actions' command runs by default, always the same
@@ -1796,13 +1844,18 @@ cmd_actions(struct ovs_cmdl_context *ctx)
     printf("%-71s %s%s\n", "multi-buffer frame to an egress without SG",
            err.length ? "DISAGREE" : "to the PMD, counted", ds_cstr(&err));
     n_bad += err.length > 0;
+    ds_clear(&err);
+    check_act_csum_partial(&p, &err);
+    printf("%-71s %s%s\n", "checksum left to TX offload by the sender",
+           err.length ? "DISAGREE" : "to the PMD, counted", ds_cstr(&err));
+    n_bad += err.length > 0;
     ds_destroy(&err);
     CHECK(n_random >= 0);
     n_random_bad = check_act_random(&p, n_random, seed);
     prog_unload(&p);
     printf("%d random cases (seed %d), %d disagree\n", n_random, seed,
            n_random_bad);
-    printf("%d action cases, %d disagree\n", n + 2, n_bad);
+    printf("%d action cases, %d disagree\n", n + 3, n_bad);
     exit(n_bad || n_random_bad ? 1 : 0);
 }
 
