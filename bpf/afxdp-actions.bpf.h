@@ -359,28 +359,43 @@ __noinline int afxdp_l4_csum_partial(struct xdp_md *ctx)
 	return *csum == sum;
 }
 
-/* Runs the actions of 'e' on the frame of 'ctx', whose buffers hold
- * 'len' bytes.  Returns the XDP action, or -1 to hand the frame to the
- * socket with '*mark' set. */
-static __always_inline long afxdp_flow_act(struct xdp_md *ctx,
-					   const struct afxdp_flow_entry *e,
-					   __u32 len, __u32 *mark)
+/* Returns true, and counts why, if the frame of 'ctx', whose buffers hold
+ * 'len' bytes and which matched flow 'e', goes to the socket instead of
+ * out of 'e''s egress: the PMD then runs all of the flow's actions, and
+ * counts the frame in the flow's datapath statistics itself.  So the
+ * caller counts the frame in 'e''s XDP counters only if this returns
+ * false: OVS adds those counters to the PMD's (afxdp_offload_flow_get()),
+ * and the egress check takes them for frames redirected. */
+static __always_inline bool afxdp_flow_to_pmd(struct xdp_md *ctx,
+					      const struct afxdp_flow_entry *e,
+					      __u32 len)
 {
-	long ret;
-
+	if (!e->out_ifindex)
+		return false;
 	/* Before any action rewrites it: the PMD runs them all. */
 	if ((e->out_flags & AFXDP_FLOW_OUT_NO_SG) &&
 	    len > ctx->data_end - ctx->data) {
 		afxdp_count(AFXDP_PROG_OFFLOAD_NO_SG);
-		return -1;
+		return true;
 	}
 	/* A sender with TX checksum offload on (a container's veth, by
 	 * default) left the checksum to be finished: redirected as it is,
 	 * the receiver would drop it. */
 	if (afxdp_l4_csum_partial(ctx)) {
 		afxdp_count(AFXDP_PROG_OFFLOAD_CSUM_PARTIAL);
-		return -1;
+		return true;
 	}
+	return false;
+}
+
+/* Runs the actions of 'e' on the frame of 'ctx'.  Returns the XDP action,
+ * or -1 to hand the frame to the socket with '*mark' set. */
+static __always_inline long afxdp_flow_act(struct xdp_md *ctx,
+					   const struct afxdp_flow_entry *e,
+					   __u32 *mark)
+{
+	long ret;
+
 #pragma unroll
 	for (int i = 0; i < AFXDP_FLOW_MAX_ACTIONS; i++) {
 		switch (e->acts[i]) {

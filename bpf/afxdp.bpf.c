@@ -128,16 +128,20 @@ static __always_inline long afxdp_offload(struct xdp_md *ctx, __u32 *mark,
 		return -1;
 	}
 
-	/* This CPU's counters: plain updates.  The length of all the
-	 * frame's buffers, as OVS counts a multi-buffer frame whole. */
+	/* The length of all the frame's buffers, as OVS counts a
+	 * multi-buffer frame whole. */
 	len = bpf_xdp_get_buff_len(ctx);
+	if (afxdp_flow_to_pmd(ctx, e, len))
+		return -1;
+	/* This CPU's counters: plain updates.  Only the frames handled here:
+	 * the PMD counts those it gets itself. */
 	counts = bpf_map_lookup_elem(&afxdp_flow_stats, &id);
 	if (counts) {
 		counts->packets++;
 		counts->bytes += len;
 		counts->tcp_flags |= tcp_flags;
 	}
-	return afxdp_flow_act(ctx, e, len, mark);
+	return afxdp_flow_act(ctx, e, mark);
 }
 
 /* Receive timestamp into '*ts', and the XDP_HINTS_F_* bits saying where

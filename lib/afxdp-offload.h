@@ -26,7 +26,9 @@
  * (bpf/afxdp-flow.h) goes into that port's program:
  *   - fully, when its actions are ones the program runs (output to another
  *     afxdp port, drop, push/pop VLAN, set Ethernet addresses): the frames
- *     never reach the PMD, and their counts come back through flow_get;
+ *     never reach the PMD, and their counts come back through flow_get
+ *     (but for those the program leaves to the PMD, which counts them:
+ *     jumbo frames to an egress without SG, partial checksums);
  *   - partially otherwise, when the port's XDP hints can carry a flow mark
  *     (xdp-hints=ts-hash): the program classifies, the PMD takes the flow
  *     by its mark and runs the actions.

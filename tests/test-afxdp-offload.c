@@ -1719,17 +1719,39 @@ check_act_no_egress(const struct prog *p, struct ds *err)
     frame_destroy(&f);
 }
 
+/* Checks that the flow of frame 'f' counted 'packets' frames of 'bytes'
+ * bytes in XDP, reporting a difference for case 'what' in 'err'.  XDP
+ * counts only the frames it handles itself: OVS adds the PMD's counts of
+ * the same flow to these, so a frame counted by both would count twice in
+ * OpenFlow. */
+static void
+check_flow_counts(const struct prog *p, const struct frame *f,
+                  const char *what, uint64_t packets, uint64_t bytes,
+                  struct ds *err)
+{
+    struct afxdp_flow_counts counts;
+
+    flow_counts(p, &f->key, 0, &counts);
+    if (counts.packets != packets || counts.bytes != bytes) {
+        ds_put_format(err, "; %s: flow counted %"PRIu64" packets, %"PRIu64
+                      " bytes in XDP (expected %"PRIu64", %"PRIu64")",
+                      what, (uint64_t) counts.packets,
+                      (uint64_t) counts.bytes, packets, bytes);
+    }
+}
+
 /* A multi-buffer frame (a 9000-byte one, which BPF_PROG_TEST_RUN spreads
  * over several buffers) of a flow whose egress takes only single-buffer
- * redirected frames (AFXDP_FLOW_OUT_NO_SG): to the socket, counted; the
- * same flow's single-buffer frames are redirected.  The flow counts the
- * whole multi-buffer frame. */
+ * redirected frames (AFXDP_FLOW_OUT_NO_SG): to the socket, counted in
+ * xdp_offload_egress_no_sg and not in the flow's XDP counters (the PMD
+ * counts it); the same flow's single-buffer frames are redirected.  To an
+ * egress that takes multi-buffer frames, the frame is redirected and the
+ * flow counts it whole. */
 static void
 check_act_no_sg(const struct prog *p, struct ds *err)
 {
     uint64_t stub[64 / 8];
     struct ofpbuf odp = OFPBUF_STUB_INITIALIZER(stub);
-    struct afxdp_flow_counts counts;
     struct afxdp_flow_entry e;
     struct dp_packet *jumbo;
     struct frame f;
@@ -1742,14 +1764,15 @@ check_act_no_sg(const struct prog *p, struct ds *err)
                AFXDP_PROG_OFFLOAD_NO_SG, AFXDP_PROG_NO_SOCKET, err);
     run_expect(p, f.pkt, "single-buffer frame, egress without SG",
                XDP_REDIRECT, AFXDP_PROG_OFFLOAD_FORWARDED, -1, err);
-    flow_counts(p, &f.key, 0, &counts);
-    if (counts.packets != 2
-        || counts.bytes != 9000 + dp_packet_size(f.pkt)) {
-        ds_put_format(err, "; flow counted %"PRIu64" packets, %"PRIu64
-                      " bytes (expected 2, %"PRIu32")",
-                      (uint64_t) counts.packets, (uint64_t) counts.bytes,
-                      9000 + dp_packet_size(f.pkt));
-    }
+    check_flow_counts(p, &f, "egress without SG", 1, dp_packet_size(f.pkt),
+                      err);
+    ofpbuf_uninit(&odp);
+
+    ofpbuf_use_stub(&odp, stub, sizeof stub);
+    only_output_flow(p, &f, &e, &odp, 0, 0);
+    run_expect(p, jumbo, "multi-buffer frame, egress with SG", XDP_REDIRECT,
+               AFXDP_PROG_OFFLOAD_FORWARDED, -1, err);
+    check_flow_counts(p, &f, "egress with SG", 1, 9000, err);
     dp_packet_delete(jumbo);
     ofpbuf_uninit(&odp);
     frame_destroy(&f);
@@ -1757,8 +1780,11 @@ check_act_no_sg(const struct prog *p, struct ds *err)
 
 /* A TCP over IPv4 and a UDP over IPv6 frame of an offloaded flow whose
  * checksum holds only the pseudo-header sum (from a sender with TX
- * checksum offload): to the socket, counted, for the receive path to
- * finish; the same frames with their own checksums are redirected. */
+ * checksum offload): to the socket, counted in xdp_offload_csum_partial
+ * and not in the flow's XDP counters, for the receive path to finish; the
+ * same frames with their own checksums are redirected and counted.  A
+ * partially offloaded flow's frame keeps its mark (the PMD finishes its
+ * checksum all the same). */
 static void
 check_act_csum_partial(const struct prog *p, struct ds *err)
 {
@@ -1772,6 +1798,7 @@ check_act_csum_partial(const struct prog *p, struct ds *err)
         struct dp_packet *partial;
         ovs_be16 seed;
         struct frame f;
+        int slot = 0;
 
         frame_init(&f, frame_by_name(names[i]));
         partial = dp_packet_clone(f.pkt);
@@ -1788,6 +1815,16 @@ check_act_csum_partial(const struct prog *p, struct ds *err)
                    err);
         run_expect(p, f.pkt, names[i], XDP_REDIRECT,
                    AFXDP_PROG_OFFLOAD_FORWARDED, -1, err);
+        check_flow_counts(p, &f, names[i], 1, dp_packet_size(f.pkt), err);
+
+        memset(&e, 0, sizeof e);
+        e.acts[0] = AFXDP_FLOW_ACT_MARK;
+        e.mark = 7;
+        clear_flows(p);
+        set_masks(p, 1, &slot, &f.mask);
+        add_flow(p, &f.key, &f.mask, slot, &e);
+        run_expect(p, partial, names[i], XDP_PASS,
+                   AFXDP_PROG_OFFLOAD_MARKED, AFXDP_PROG_NO_SOCKET, err);
         dp_packet_delete(partial);
         ofpbuf_uninit(&odp);
         frame_destroy(&f);
