@@ -45,11 +45,26 @@
 # --jobs N runs N tests at a time (default 2); --timeout S bounds each test
 # (default 600 s; a test stopped this way counts as FAILED).
 #
+# --recheck runs each failed test once more after the others, as OVS's own
+# "make check RECHECK=yes" does in its CI: some of OVS's tests race with
+# OVS itself (e.g. a revalidator dumping flows that revalidator/purge is
+# deleting logs "failed to flow_get", which the test's final log check
+# rejects).  A test that passes the second time counts as passed, and is
+# listed, with why it failed the first time, in OUTDIR/rechecked and at
+# the end of the output; its first run's log and directory stay, as
+# OUTDIR/logs/N.first.log and OUTDIR/failed/N.first/.
+#
 # The last line printed is "upstream-suite: N passed, N failed, N skipped".
 # The exit status is 0 when no test failed.
 #
 # 'reason' prints the reason that 'run' gives for a failed test whose suite
 # log is LOG.
+#
+# 'recheck-merge' prints the results of a run with --recheck: FIRST_RESULTS
+# with each test's line replaced by its line in RECHECK_RESULTS, if any;
+# and writes to standard error, for each test that failed first and then
+# passed, "NUMBER passed on recheck; first: REASON" (the reason from
+# FIRST_REASONS).
 #
 # 'compare' takes two 'results' files written by 'run'.  It lists the tests
 # passing only with ours, counts how ours fared on the tests that upstream's
@@ -63,7 +78,7 @@ me=afxdp-upstream-suite
 here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
-    sed -n '16,18s/^# \{0,1\}//p' "$0"
+    sed -n '16,19s/^# \{0,1\}//p' "$0"
 }
 
 die() {
@@ -209,8 +224,10 @@ do_run() {
     jobs=2
     timeout=600
     titles=
+    recheck=false
     while test $# -gt 0; do
         case $1 in
+            --recheck) recheck=true; shift ;;
             --jobs) jobs=$2; shift 2 ;;
             --jobs=*) jobs=${1#--jobs=}; shift ;;
             --titles) titles=$2; shift 2 ;;
@@ -279,10 +296,13 @@ do_run() {
         worker "$i" &
     done
     wait
-    end=$(date +%s)
-
     sort -n -o "$out/results" "$out/results"
     sort -n -o "$out/reasons" "$out/reasons"
+    : > "$out/rechecked"
+    if $recheck && test "$(count FAILED "$out/results")" -gt 0; then
+        recheck_failed
+    fi
+    end=$(date +%s)
     passed=$(count ok "$out/results")
     failed=$(count FAILED "$out/results")
     skipped=$(count skipped "$out/results")
@@ -296,6 +316,7 @@ do_run() {
         echo "failed: $failed"
         echo "skipped: $skipped"
         echo "expected failures: $xfail"
+        echo "passed on recheck: $(wc -l < "$out/rechecked")"
         echo "duration: ${secs}s ($((secs / 60)) min $((secs % 60)) s)"
     } > "$out/summary"
     echo
@@ -307,10 +328,62 @@ do_run() {
             "$out/reasons" "$out/results"
         echo
     fi
+    if test -s "$out/rechecked"; then
+        echo "Failed, then passed on recheck (number; why it failed first):"
+        sed 's/^/   /' "$out/rechecked"
+        echo
+    fi
     echo "$me: $total tests in $((secs / 60)) min $((secs % 60)) s," \
          "$xfail expected failures; details in $out"
     echo "upstream-suite: $passed passed, $failed failed, $skipped skipped"
     test "$failed" = 0
+}
+
+# recheck_failed: runs each test that failed in $out/results once more,
+# one at a time, and merges the results (see 'recheck-merge').
+recheck_failed() {
+    local n
+    awk '$2 == "FAILED" { print $1 }' "$out/results" > "$out/recheck-queue"
+    echo "$me: rechecking $(wc -l < "$out/recheck-queue") failed test(s) once"
+    mv "$out/results" "$out/results.first"
+    mv "$out/reasons" "$out/reasons.first"
+    : > "$out/results"
+    : > "$out/reasons"
+    while read -r n; do
+        mv "$out/logs/$n.log" "$out/logs/$n.first.log" 2>/dev/null
+        if test -d "$out/failed/$n"; then
+            rm -rf "$out/failed/$n.first"
+            mv "$out/failed/$n" "$out/failed/$n.first"
+        fi
+        run_one "$n" "$out/work/1"
+    done < "$out/recheck-queue"
+    recheck_merge "$out/results.first" "$out/reasons.first" \
+        "$out/results" > "$out/results.merged" 2> "$out/rechecked"
+    mv "$out/results.merged" "$out/results"
+    # The reasons of the tests that failed twice: the second run's.
+    sort -n -o "$out/reasons" "$out/reasons"
+}
+
+# recheck_merge FIRST_RESULTS FIRST_REASONS RECHECK_RESULTS: see the top.
+recheck_merge() {
+    awk -v results="$1" -v reasons="$2" '
+        FILENAME == reasons { why[$1] = substr($0, length($1) + 2); next }
+        FILENAME == results { order[++n] = $1; first[$1] = $0
+                              st[$1] = $2; next }
+        { again[$1] = $0; st2[$1] = $2 }
+        END {
+            for (i = 1; i <= n; i++) {
+                t = order[i]
+                if (t in again) {
+                    print again[t]
+                    if (st[t] == "FAILED" && st2[t] == "ok")
+                        printf "%s passed on recheck; first: %s\n", t,
+                               why[t] > "/dev/stderr"
+                } else {
+                    print first[t]
+                }
+            }
+        }' "$2" "$1" "$3"
 }
 
 do_compare() {
@@ -353,6 +426,8 @@ case ${1-} in
     run) shift; do_run "$@" ;;
     reason) test $# = 2 || { usage >&2; exit 2; }; reason_of "$2" ;;
     compare) shift; do_compare "$@" ;;
+    recheck-merge) test $# = 4 || { usage >&2; exit 2; }
+                   recheck_merge "$2" "$3" "$4" ;;
     -h|--help) usage ;;
     *) usage >&2; exit 2 ;;
 esac

@@ -344,7 +344,7 @@ check-upstream-suite: all
 # The fixed subset for CI: the tests named in tests/afxdp-upstream-suite-ci.txt.
 check-upstream-suite-ci: all
 	+@$(call upstream_suite_ready,$(OVS_BUILDDIR)); \
-	$(UPSTREAM_SUITE_RUN) \
+	$(UPSTREAM_SUITE_RUN) --recheck \
 	  --titles '$(srcdir)/tests/afxdp-upstream-suite-ci.txt' \
 	  '$(OVS_BUILDDIR)' $(UPSTREAM_SUITE_CI)
 
