@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "afxdp-compat.h"
+#include "afxdp-csum.h"
 #include "csum.h"
 #include "packets.h"
 
@@ -67,8 +68,9 @@ afxdp_rxcsum_finish(uint8_t *data, const struct afxdp_rxcsum_info *info)
     ovs_be16 csum = 0;
 
     memcpy(data + info->csum_ofs, &csum, sizeof csum);
-    csum = csum_finish(csum_continue(info->h.pseudo, data + info->h.l4_ofs,
-                                     info->h.l4_len));
+    csum = csum_finish(afxdp_csum_continue(info->h.pseudo,
+                                           data + info->h.l4_ofs,
+                                           info->h.l4_len));
     if (!info->tcp && !csum) {
         csum = htons(0xffff);       /* 0 would mean "no checksum". */
     }

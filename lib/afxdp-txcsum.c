@@ -23,6 +23,7 @@
 #include <netinet/in.h>
 #include <string.h>
 
+#include "afxdp-csum.h"
 #include "afxdp-l4hdrs.h"
 #include "csum.h"
 #include "packets.h"
@@ -71,7 +72,8 @@ afxdp_txcsum_prepare(struct dp_packet *p, bool offload,
 
     csum = 0;
     memcpy(data + h.l4_ofs + csum_ofs, &csum, sizeof csum);
-    csum = csum_finish(csum_continue(h.pseudo, data + h.l4_ofs, h.l4_len));
+    csum = csum_finish(afxdp_csum_continue(h.pseudo, data + h.l4_ofs,
+                                           h.l4_len));
     if (h.proto == IPPROTO_UDP && !csum) {
         csum = htons(0xffff);
     }

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "afxdp-csum.h"
 #include "csum.h"
 #include "packets.h"
 #include "util.h"
@@ -165,7 +166,7 @@ afxdp_txseg_write(const struct afxdp_txseg *seg, const uint8_t *data,
         md->csum_offset = TCP_CSUM_OFS;
     } else {
         put16(tcp + TCP_CSUM_OFS, 0);
-        sum = csum_finish(csum_continue(pseudo, tcp, l4_len));
+        sum = csum_finish(afxdp_csum_continue(pseudo, tcp, l4_len));
         memcpy(tcp + TCP_CSUM_OFS, &sum, sizeof sum);
     }
     return seg->hdr_len + len;

@@ -26,6 +26,7 @@
 #include "csum.h"
 #include "dp-packet.h"
 #include "packets.h"
+#include "test-afxdp-bytes.h"
 #include "util.h"
 
 static const struct eth_addr arp_sha = ETH_ADDR_C(02, 00, 00, 00, 0a, 01);
@@ -237,21 +238,6 @@ const struct frame_spec afxdp_offload_frames[] = {
 
 const size_t afxdp_offload_n_frames = ARRAY_SIZE(afxdp_offload_frames);
 
-/* Big-endian stores at any alignment. */
-static void
-put16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-    put16(p, v >> 16);
-    put16(p + 2, v);
-}
-
 /* Appends to 'b' the L4 header and payload of 's' (at most 'keep' bytes
  * of them when 's->trunc'). */
 static void
@@ -266,30 +252,30 @@ put_l4(struct dp_packet *b, const struct frame_spec *s)
         uint16_t flags = s->tcp_flags ? s->tcp_flags : TCP_SYN | TCP_ACK;
 
         h = dp_packet_put_zeros(b, 20 + s->tcp_opts);
-        put16(h, 40000);
-        put16(h + 2, 443);
-        put32(h + 4, 0x01020304);
-        put16(h + 12, doff << 12 | flags);
-        put16(h + 14, 65535);
+        tab_put16(h, 40000);
+        tab_put16(h + 2, 443);
+        tab_put32(h + 4, 0x01020304);
+        tab_put16(h + 12, doff << 12 | flags);
+        tab_put16(h + 14, 65535);
         memset(h + 20, 1, s->tcp_opts);             /* NOPs. */
     } else if (s->proto == IPPROTO_UDP) {
         h = dp_packet_put_zeros(b, 8);
-        put16(h, 5353);
-        put16(h + 2, 53);
-        put16(h + 4, 8 + s->payload);
+        tab_put16(h, 5353);
+        tab_put16(h + 2, 53);
+        tab_put16(h + 4, 8 + s->payload);
     } else if (s->proto == IPPROTO_SCTP) {
         h = dp_packet_put_zeros(b, 12);
-        put16(h, 2905);
-        put16(h + 2, 36412);
-        put32(h + 4, 0xdeadbeef);
+        tab_put16(h, 2905);
+        tab_put16(h + 2, 36412);
+        tab_put32(h + 4, 0xdeadbeef);
     } else if (icmp || s->proto == IPPROTO_IGMP) {
         h = dp_packet_put_zeros(b, 8);
         h[0] = s->type;
         h[1] = s->code;
-        put32(h + 4, 0xe00000fb);
+        tab_put32(h + 4, 0xe00000fb);
     } else if (s->proto == IPPROTO_GRE) {
         h = dp_packet_put_zeros(b, 4);
-        put16(h + 2, ETH_TYPE_TEB);
+        tab_put16(h + 2, ETH_TYPE_TEB);
     }
     for (int i = 0; i < s->payload; i++) {
         dp_packet_put(b, &(uint8_t) { 0x40 + i }, 1);
@@ -386,14 +372,15 @@ put_ipv6(struct dp_packet *b, const struct frame_spec *s, int index)
     ip6 = dp_packet_at_assert(b, ofs, IPV6_HEADER_LEN);
     vfc = (uint32_t) (s->version ? s->version : 6) << 28
           | (uint32_t) s->tos << 20 | s->label;
-    put32(ip6, vfc);
-    put16(ip6 + 4, dp_packet_size(b) - ofs - IPV6_HEADER_LEN + s->len_delta);
+    tab_put32(ip6, vfc);
+    tab_put16(ip6 + 4,
+              dp_packet_size(b) - ofs - IPV6_HEADER_LEN + s->len_delta);
     ip6[6] = s->has_ext ? s->ext : s->proto;
     ip6[7] = s->ttl ? s->ttl : 64;
     for (int i = 0; i < 8; i++) {
         /* Every 32-bit word of both addresses differs from the others. */
-        put16(ip6 + 8 + 2 * i, 0x2001 + i * 0x101 + index);
-        put16(ip6 + 24 + 2 * i, 0xfd00 + i * 0x11);
+        tab_put16(ip6 + 8 + 2 * i, 0x2001 + i * 0x101 + index);
+        tab_put16(ip6 + 24 + 2 * i, 0xfd00 + i * 0x11);
     }
     put_l4_csum(b, s, ofs + IPV6_HEADER_LEN + (s->has_ext ? 8 : 0),
                 packet_csum_pseudoheader6(ALIGNED_CAST(

@@ -41,6 +41,7 @@
 #include "csum.h"
 #include "ovstest.h"
 #include "packets.h"
+#include "test-afxdp-bytes.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -63,32 +64,6 @@ struct seg_case {
 #define ACK0 0x01020304u
 #define ID0 0xfffe              /* Wraps after two segments. */
 
-static uint16_t
-rd16(const uint8_t *p)
-{
-    return (p[0] << 8) | p[1];
-}
-
-static uint32_t
-rd32(const uint8_t *p)
-{
-    return ((uint32_t) rd16(p) << 16) | rd16(p + 2);
-}
-
-static void
-wr16(uint8_t *p, uint16_t v)
-{
-    p[0] = v >> 8;
-    p[1] = v;
-}
-
-static void
-wr32(uint8_t *p, uint32_t v)
-{
-    wr16(p, v >> 16);
-    wr16(p + 2, v);
-}
-
 /* Builds the packet of 'c' in a new buffer; stores its size and where
  * its IP header, TCP header and payload start. */
 static uint8_t *
@@ -106,16 +81,16 @@ build(const struct seg_case *c, uint32_t *size, uint32_t *l3, uint32_t *l4,
         b[o++] = 0x10 + i;
     }
     for (int i = 0; i < c->n_vlans; i++) {
-        wr16(b + o, i ? ETH_TYPE_VLAN_8021Q : ETH_TYPE_VLAN_8021AD);
-        wr16(b + o + 2, 200 + i);
+        tab_put16(b + o, i ? ETH_TYPE_VLAN_8021Q : ETH_TYPE_VLAN_8021AD);
+        tab_put16(b + o + 2, 200 + i);
         o += VLAN_HEADER_LEN;
     }
-    wr16(b + o, c->ipv6 ? ETH_TYPE_IPV6 : ETH_TYPE_IP);
+    tab_put16(b + o, c->ipv6 ? ETH_TYPE_IPV6 : ETH_TYPE_IP);
     o += 2;
     *l3 = o;
     if (c->ipv6) {
-        wr32(b + o, 0x60012345);            /* Version, class, flow. */
-        wr16(b + o + 4, tcp_hlen + c->payload);
+        tab_put32(b + o, 0x60012345);            /* Version, class, flow. */
+        tab_put16(b + o + 4, tcp_hlen + c->payload);
         b[o + 6] = IPPROTO_TCP;
         b[o + 7] = 63;
         for (int i = 0; i < 32; i++) {
@@ -124,29 +99,29 @@ build(const struct seg_case *c, uint32_t *size, uint32_t *l3, uint32_t *l4,
     } else {
         b[o] = 0x40 | (ip_hlen / 4);
         b[o + 1] = 0x28;                    /* DSCP, ECN. */
-        wr16(b + o + 2, ip_hlen + tcp_hlen + c->payload);
-        wr16(b + o + 4, ID0);
-        wr16(b + o + 6, 0x4000);            /* DF. */
+        tab_put16(b + o + 2, ip_hlen + tcp_hlen + c->payload);
+        tab_put16(b + o + 4, ID0);
+        tab_put16(b + o + 6, 0x4000);            /* DF. */
         b[o + 8] = 61;
         b[o + 9] = IPPROTO_TCP;
-        wr32(b + o + 12, 0xc0a80001);
-        wr32(b + o + 16, 0xc0a80102);
+        tab_put32(b + o + 12, 0xc0a80001);
+        tab_put32(b + o + 16, 0xc0a80102);
         for (int i = 0; i < c->ip_opts; i++) {
             b[o + IP_HEADER_LEN + i] = 1;   /* NOPs. */
         }
-        wr16(b + o + 10, 0x1111);           /* Stale. */
+        tab_put16(b + o + 10, 0x1111);           /* Stale. */
     }
     o += ip_hlen;
     *l4 = o;
-    wr16(b + o, 40000);
-    wr16(b + o + 2, 443);
-    wr32(b + o + 4, SEQ0);
-    wr32(b + o + 8, ACK0);
+    tab_put16(b + o, 40000);
+    tab_put16(b + o + 2, 443);
+    tab_put32(b + o + 4, SEQ0);
+    tab_put32(b + o + 8, ACK0);
     b[o + 12] = (tcp_hlen / 4) << 4;
     b[o + 13] = c->flags;
-    wr16(b + o + 14, 501);
-    wr16(b + o + 16, 0x2222);               /* Stale. */
-    wr16(b + o + 18, 7);
+    tab_put16(b + o + 14, 501);
+    tab_put16(b + o + 16, 0x2222);               /* Stale. */
+    tab_put16(b + o + 18, 7);
     for (int i = 0; i < c->tcp_opts; i++) {
         b[o + TCP_HEADER_LEN + i] = 0x30 + i;
     }
@@ -241,21 +216,21 @@ check_case(const struct seg_case *c, bool offload)
         /* Ethernet and VLAN headers as they were. */
         ovs_assert(!memcmp(s, orig, l3));
         if (c->ipv6) {
-            ovs_assert(rd16(s + l3 + 4) == tcp_hlen + len_exp);
+            ovs_assert(tab_get16(s + l3 + 4) == tcp_hlen + len_exp);
             ovs_assert(!memcmp(s + l3, orig + l3, 4));
             ovs_assert(!memcmp(s + l3 + 6, orig + l3 + 6, 34));
         } else {
             ovs_assert(s[l3] == orig[l3] && s[l3 + 1] == orig[l3 + 1]);
-            ovs_assert(rd16(s + l3 + 2) == ip_hlen + tcp_hlen + len_exp);
-            ovs_assert(rd16(s + l3 + 4) == (uint16_t) (ID0 + i));
+            ovs_assert(tab_get16(s + l3 + 2) == ip_hlen + tcp_hlen + len_exp);
+            ovs_assert(tab_get16(s + l3 + 4) == (uint16_t) (ID0 + i));
             ovs_assert(!memcmp(s + l3 + 6, orig + l3 + 6, 4));
             ovs_assert(!memcmp(s + l3 + 12, orig + l3 + 12, ip_hlen - 12));
             ovs_assert(!csum(s + l3, ip_hlen));
         }
 
         ovs_assert(!memcmp(s + l4, orig + l4, 4));              /* Ports. */
-        ovs_assert(rd32(s + l4 + 4) == SEQ0 + i * mss);
-        ovs_assert(rd32(s + l4 + 8) == ACK0);
+        ovs_assert(tab_get32(s + l4 + 4) == SEQ0 + i * mss);
+        ovs_assert(tab_get32(s + l4 + 8) == ACK0);
         ovs_assert(s[l4 + 12] == orig[l4 + 12]);
         flags = c->flags;
         if (i) {
@@ -325,7 +300,7 @@ static void
 to_fragment(uint8_t *p, uint32_t *size OVS_UNUSED, uint32_t l3,
             uint32_t l4 OVS_UNUSED)
 {
-    wr16(p + l3 + 6, 0x2000);               /* More fragments. */
+    tab_put16(p + l3 + 6, 0x2000);               /* More fragments. */
 }
 
 static void
@@ -346,7 +321,7 @@ static void
 to_arp(uint8_t *p, uint32_t *size OVS_UNUSED, uint32_t l3,
        uint32_t l4 OVS_UNUSED)
 {
-    wr16(p + l3 - 2, ETH_TYPE_ARP);
+    tab_put16(p + l3 - 2, ETH_TYPE_ARP);
 }
 
 /* "bench": nanoseconds to cut a 64 kB IPv4 packet for MTU 1500. */
