@@ -18,7 +18,8 @@
 
   tcp-server --port P --out FILE [--ready FILE] [--timeout S]
       Accepts one TCP connection, writes what it receives to FILE, prints
-      the byte count.  Creates the --ready file once it listens.
+      the byte count.  Creates the --ready file once it listens, with the
+      port in it (--port 0: one the kernel chose).
 
   tcp-client --host H --port P --in FILE [--timeout S]
              [--until FILE --gap MS] [--chunk BYTES --gap MS]
@@ -37,7 +38,7 @@
       for --idle seconds after the first one; prints "received N datagrams
       from F flows".  With --check, also checks each payload against what
       udp-send puts in it and prints "corrupted N" (datagrams whose payload
-      differs).
+      differs).  The --ready file holds the port, as for tcp-server.
 
   udp-send --host H --port P [--count N] [--flows F] [--size B]
            [--rate PPS] [--duration S]
@@ -94,10 +95,12 @@ def _family(host):
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
-def _touch(path):
+def _ready(path, sock):
+    """Creates 'path' (if any) holding the port 'sock' is bound to: with
+    --port 0 the kernel chose a free one."""
     if path:
-        with open(path, "w"):
-            pass
+        with open(path, "w") as f:
+            f.write("%d\n" % sock.getsockname()[1])
 
 
 def cmd_tcp_server(args):
@@ -107,7 +110,7 @@ def cmd_tcp_server(args):
     srv.bind(("::", args.port))
     srv.listen(1)
     srv.settimeout(args.timeout)
-    _touch(args.ready)
+    _ready(args.ready, srv)
     deadline = time.monotonic() + args.timeout
     try:
         conn, peer = srv.accept()
@@ -197,7 +200,7 @@ def cmd_udp_recv(args):
     except PermissionError:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
     sock.bind(("::", args.port))
-    _touch(args.ready)
+    _ready(args.ready, sock)
     deadline = time.monotonic() + args.duration
     count = 0
     corrupted = 0
