@@ -484,11 +484,15 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
     port->mode_in_use = AFXDP_MODE_UNSPEC;
 }
 
-/* Declares to OVS the TX checksum offloads of 'port', whose sockets are
- * open, and records in its status whether they are in use and why not:
+/* Declares to OVS the TX offloads of 'port', whose sockets are open, and
+ * records in its status whether checksum offload is in use and why not:
  * TCP and UDP checksums, only while every socket keeps TX metadata (see
- * lib/afxdp-txcsum.h), or always where OVS has no software fallback;
- * never IPv4 header, SCTP, tunnel or TSO offloads. */
+ * lib/afxdp-txcsum.h), or always where OVS has no software fallback; TCP
+ * segmentation (TSO) always, since the port cuts a TCP packet over its
+ * MTU into segments itself, straight into UMEM frames (afxdp-txseg.h),
+ * which saves OVS's software segmentation a buffer and a copy per
+ * segment; never IPv4 header, SCTP or tunnel offloads, so that OVS still
+ * segments tunneled TSO packets itself. */
 static void
 afxdp_port_set_tx_csum(struct afxdp_port *port)
 {
@@ -517,6 +521,7 @@ afxdp_port_set_tx_csum(struct afxdp_port *port)
         port->netdev->ol_flags = (NETDEV_TX_OFFLOAD_TCP_CKSUM
                                   | NETDEV_TX_OFFLOAD_UDP_CKSUM);
     }
+    port->netdev->ol_flags |= NETDEV_TX_OFFLOAD_TCP_TSO;
 }
 
 /* Creates the sockets of 'port' for its 'n' queues, with the program
