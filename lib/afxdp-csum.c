@@ -21,6 +21,10 @@
 
 #include <string.h>
 
+#include "csum.h"
+#include "openvswitch/types.h"
+#include "packets.h"
+
 /* Adds 'w' to '*sum', counting a carry out of 64 bits in '*carries'. */
 static inline void
 add64(uint64_t *sum, uint64_t *carries, uint64_t w)
@@ -71,4 +75,18 @@ afxdp_csum_continue(uint32_t partial, const void *data_, size_t n)
     sum = (sum & UINT32_MAX) + (sum >> 32);
     sum = (sum & UINT32_MAX) + (sum >> 32);
     return sum;
+}
+
+void
+afxdp_csum_l4_store(uint8_t *l4, uint32_t l4_len, uint32_t csum_ofs,
+                    uint32_t pseudo, bool udp)
+{
+    ovs_be16 csum = 0;
+
+    memcpy(l4 + csum_ofs, &csum, sizeof csum);
+    csum = csum_finish(afxdp_csum_continue(pseudo, l4, l4_len));
+    if (udp && !csum) {
+        csum = htons(0xffff);
+    }
+    memcpy(l4 + csum_ofs, &csum, sizeof csum);
 }

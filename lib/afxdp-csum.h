@@ -34,9 +34,17 @@
  * data and 'partial' are all zero, for both.  A last odd byte counts as a
  * 16-bit word whose other byte is zero, as in csum_continue(). */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 uint32_t afxdp_csum_continue(uint32_t partial, const void *data, size_t n);
+
+/* Computes from scratch the TCP or UDP checksum (UDP if 'udp') of the
+ * 'l4_len' bytes at 'l4', whose pseudo-header sum is 'pseudo', and stores
+ * it in the checksum field 'csum_ofs' bytes into 'l4'.  A UDP checksum
+ * that comes out 0 is stored as 0xffff (0 means "no checksum"). */
+void afxdp_csum_l4_store(uint8_t *l4, uint32_t l4_len, uint32_t csum_ofs,
+                         uint32_t pseudo, bool udp);
 
 #endif /* afxdp-csum.h */

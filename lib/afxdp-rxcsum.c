@@ -65,16 +65,9 @@ afxdp_rxcsum_detect(const uint8_t *data, uint32_t size,
 void
 afxdp_rxcsum_finish(uint8_t *data, const struct afxdp_rxcsum_info *info)
 {
-    ovs_be16 csum = 0;
-
-    memcpy(data + info->csum_ofs, &csum, sizeof csum);
-    csum = csum_finish(afxdp_csum_continue(info->h.pseudo,
-                                           data + info->h.l4_ofs,
-                                           info->h.l4_len));
-    if (!info->tcp && !csum) {
-        csum = htons(0xffff);       /* 0 would mean "no checksum". */
-    }
-    memcpy(data + info->csum_ofs, &csum, sizeof csum);
+    afxdp_csum_l4_store(data + info->h.l4_ofs, info->h.l4_len,
+                        info->csum_ofs - info->h.l4_ofs, info->h.pseudo,
+                        !info->tcp);
 }
 
 /* Called for each received packet 'p' while the port's

@@ -70,13 +70,7 @@ afxdp_txcsum_prepare(struct dp_packet *p, bool offload,
         return AFXDP_TXCSUM_REQUEST;
     }
 
-    csum = 0;
-    memcpy(data + h.l4_ofs + csum_ofs, &csum, sizeof csum);
-    csum = csum_finish(afxdp_csum_continue(h.pseudo, data + h.l4_ofs,
-                                           h.l4_len));
-    if (h.proto == IPPROTO_UDP && !csum) {
-        csum = htons(0xffff);
-    }
-    memcpy(data + h.l4_ofs + csum_ofs, &csum, sizeof csum);
+    afxdp_csum_l4_store(data + h.l4_ofs, h.l4_len, csum_ofs, h.pseudo,
+                        h.proto == IPPROTO_UDP);
     return AFXDP_TXCSUM_SOFTWARE;
 }

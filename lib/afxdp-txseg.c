@@ -165,9 +165,7 @@ afxdp_txseg_write(const struct afxdp_txseg *seg, const uint8_t *data,
         md->csum_start = h->l4_ofs;
         md->csum_offset = TCP_CSUM_OFS;
     } else {
-        put16(tcp + TCP_CSUM_OFS, 0);
-        sum = csum_finish(afxdp_csum_continue(pseudo, tcp, l4_len));
-        memcpy(tcp + TCP_CSUM_OFS, &sum, sizeof sum);
+        afxdp_csum_l4_store(tcp, l4_len, TCP_CSUM_OFS, pseudo, false);
     }
     return seg->hdr_len + len;
 }

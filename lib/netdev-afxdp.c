@@ -494,7 +494,7 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
  * segment; never IPv4 header, SCTP or tunnel offloads, so that OVS still
  * segments tunneled TSO packets itself. */
 static void
-afxdp_port_set_tx_csum(struct afxdp_port *port)
+afxdp_port_set_tx_offloads(struct afxdp_port *port)
 {
     bool all = true;
 
@@ -773,7 +773,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     }
 
     afxdp_port_note_modes(port);
-    afxdp_port_set_tx_csum(port);
+    afxdp_port_set_tx_offloads(port);
     atomic_store_relaxed(&port->ifindex_for_signal, port->ifindex);
     atomic_store_relaxed(&port->link_ifindex, port->ifindex);
     atomic_store_relaxed(&port->link_max_mtu,
