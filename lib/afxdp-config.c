@@ -44,6 +44,7 @@ static const char *const afxdp_option_keys[] = {
     "busy-poll-budget",
     "prefer-busy-poll", "rxq-busy-poll", "xdp-hints", "xdp-hints-dev-bound",
     "latency-sample", "tx-checksum-offload", "rx-checksum-partial",
+    "tx-segmentation",
 };
 
 static const char *const afxdp_hints_names[] = {
@@ -97,6 +98,9 @@ afxdp_config_init(struct afxdp_config *cfg)
      * on (a container's default) arrive with wrong checksums (see
      * afxdp-rxcsum.h); it costs a look at each packet's headers. */
     cfg->rx_csum_partial = true;
+    /* The kernel: a TCP packet over the MTU leaves whole, as one GSO skb,
+     * far cheaper than an skb per segment (see afxdp-txgso.h). */
+    cfg->tx_seg_kernel = true;
     cfg->n_rxq = 0;
     cfg->start_queue = 0;
     cfg->busy_poll = 0;
@@ -454,6 +458,17 @@ afxdp_config_parse(const char *devname, const struct smap *args,
         cfg->n_rxq = x;
     }
 
+    value = smap_get(args, "tx-segmentation");
+    if (value) {
+        if (!strcmp(value, "kernel") || !strcmp(value, "port")) {
+            cfg->tx_seg_kernel = !strcmp(value, "kernel");
+        } else {
+            *errp = afxdp_config_bad_value(devname, "tx-segmentation", value,
+                                           "kernel or port");
+            return EINVAL;
+        }
+    }
+
     /* The port's true/false options, checked in this order. */
     const struct {
         const char *key;
@@ -579,6 +594,7 @@ afxdp_config_to_smap(const struct afxdp_config *cfg, struct smap *args)
              cfg->tx_csum_offload ? "true" : "false");
     smap_add(args, "rx-checksum-partial",
              cfg->rx_csum_partial ? "true" : "false");
+    smap_add(args, "tx-segmentation", cfg->tx_seg_kernel ? "kernel" : "port");
     smap_add_format(args, "busy-poll", "%"PRIu32, cfg->busy_poll);
     smap_add_format(args, "busy-poll-budget", "%"PRIu16,
                     cfg->busy_poll_budget);

@@ -69,6 +69,7 @@ struct afxdp_config {
     bool umem_hugepages;        /* options:umem-hugepages. */
     bool tx_csum_offload;       /* options:tx-checksum-offload. */
     bool rx_csum_partial;       /* options:rx-checksum-partial. */
+    bool tx_seg_kernel;         /* options:tx-segmentation=kernel. */
     uint32_t busy_poll;         /* options:busy-poll, usecs, 0 = off. */
     uint16_t busy_poll_budget;  /* options:busy-poll-budget. */
     bool prefer_busy_poll;      /* options:prefer-busy-poll. */

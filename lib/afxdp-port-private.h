@@ -146,6 +146,20 @@ struct netdev_afxdp_tx_lock {
                                                  * afxdp-txseg.h). */
         atomic_uint64_t tx_segments;            /* The segments they made,
                                                  * also in 'tx_packets'. */
+        int tx_gso_fd;                          /* The port's packet
+                                                 * socket for TCP packets
+                                                 * too large to send
+                                                 * whole through AF_XDP
+                                                 * (afxdp-txgso.h), -1 if
+                                                 * none. */
+        atomic_uint64_t tx_gso;                 /* TCP packets sent whole
+                                                 * through it. */
+        atomic_uint64_t tx_gso_segments;        /* The segments they make
+                                                 * at the device's MTU,
+                                                 * also in 'tx_packets'. */
+        atomic_uint64_t tx_gso_refused;         /* Packets it did not take
+                                                 * (buffer full, VLAN tag),
+                                                 * cut here instead. */
         atomic_uint64_t tx_drop_unsegmentable;  /* TCP packets too large
                                                  * to send whole that could
                                                  * not be cut: malformed,
@@ -190,6 +204,11 @@ struct afxdp_port {
     struct afxdp_xdp *xdp;          /* Our XDP program, or NULL. */
     enum afxdp_mode mode_in_use;    /* Effective mode, if 'xsks'. */
     char *zc_fallback;              /* Why zero-copy is not in use. */
+    int tx_gso_fd;                  /* Packet socket for TCP packets over
+                                     * the MTU (afxdp-txgso.h), or -1. */
+    char *tx_gso_why;               /* Why it is -1 although
+                                     * options:tx-segmentation=kernel, or
+                                     * NULL. */
     const char *tx_csum;            /* Status "tx-csum-offload": whether
                                      * TX checksum offload is in use and
                                      * why not (a literal), if 'xsks'. */

@@ -43,6 +43,7 @@
 #include "afxdp-port-private.h"
 #include "afxdp-rxcsum.h"
 #include "afxdp-txcsum.h"
+#include "afxdp-txgso.h"
 #include "afxdp-txseg.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
@@ -891,14 +892,16 @@ afxdp_txq_send_burst(struct netdev_afxdp_tx_lock *q,
 }
 
 /* Plans the segments of 'packet' if it is a TCP packet over the device's
- * MTU 'mtu' (0: unknown, none is): each at most 'mtu' and one frame of 'q'
- * (see afxdp-txseg.h). */
+ * MTU 'mtu' (0: unknown, none is): each at most 'mtu' and, if 'frame',
+ * one frame of 'q' (see afxdp-txseg.h). */
 static enum afxdp_txseg_verdict
 afxdp_tx_seg_plan(const struct netdev_afxdp_tx_lock *q, uint32_t mtu,
-                  const struct dp_packet *packet, struct afxdp_txseg *seg)
+                  bool frame, const struct dp_packet *packet,
+                  struct afxdp_txseg *seg)
 {
     return afxdp_txseg_plan(dp_packet_data(packet), dp_packet_size(packet),
-                            mtu ? mtu : UINT32_MAX, q->tx_room,
+                            mtu ? mtu : UINT32_MAX,
+                            frame ? q->tx_room : UINT32_MAX,
                             afxdp_packet_tso_segsz(packet), seg);
 }
 
@@ -954,6 +957,46 @@ afxdp_txq_send_segs(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
     afxdp_counter_add(&q->tx_bytes, bytes);
 }
 
+/* Sends TCP 'packet', which 'seg' planned for the device's MTU 'mtu' (in
+ * segments of one frame each unless 'q' has a packet socket): whole through
+ * the packet socket if 'q' has one and the kernel takes it, else cut into
+ * segments here (see afxdp-txgso.h). */
+static void
+afxdp_txq_send_tcp(struct netdev_afxdp_tx_lock *q, uint32_t mtu,
+                   struct dp_packet *packet, struct afxdp_txseg *seg)
+{
+    int error;
+
+    if (q->tx_gso_fd >= 0) {
+        error = afxdp_txgso_send(q->tx_gso_fd, seg, dp_packet_data(packet),
+                                 dp_packet_size(packet));
+        if (OVS_LIKELY(!error)) {
+            afxdp_tx_latency(q, packet, 0);
+            afxdp_counter_add(&q->tx_gso, 1);
+            afxdp_counter_add(&q->tx_gso_segments, seg->n_segs);
+            afxdp_counter_add(&q->tx_packets, seg->n_segs);
+            afxdp_counter_add(&q->tx_bytes,
+                              (uint64_t) seg->n_segs * seg->hdr_len
+                              + seg->payload);
+            return;
+        }
+        afxdp_counter_add(&q->tx_gso_refused, 1);
+        if (error != EAGAIN && error != ENOBUFS && error != EOPNOTSUPP
+            && error != ENETDOWN && error != ENXIO) {
+            VLOG_WARN_RL(&rl, "queue %"PRIu32": packet socket refused a "
+                         "TCP packet of %"PRIu32" bytes: %s",
+                         q->xsk->queue_id, dp_packet_size(packet),
+                         ovs_strerror(error));
+        }
+        /* Planned without the frame limit: plan again with it. */
+        if (afxdp_tx_seg_plan(q, mtu, true, packet, seg) != AFXDP_TXSEG_OK) {
+            afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
+            return;
+        }
+    }
+    afxdp_txq_send_segs(q, packet, seg);
+}
+
 /* Sends the packets of 'batch' on 'q', counting each one that cannot be
  * sent in exactly one drop counter.  Does not free 'batch'.  From OVS 4.0
  * a batch can hold more than NETDEV_MAX_BURST packets (software
@@ -983,12 +1026,13 @@ afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
         if (OVS_UNLIKELY(!nd || size > seg_above)) {
             struct afxdp_txseg seg;
 
-            switch (afxdp_tx_seg_plan(q, mtu, packet, &seg)) {
+            switch (afxdp_tx_seg_plan(q, mtu, q->tx_gso_fd < 0, packet,
+                                      &seg)) {
             case AFXDP_TXSEG_OK:
                 /* After the packets before it, which go first. */
                 afxdp_txq_send_burst(q, pkts, n_descs, n, n_wanted);
                 n = n_wanted = 0;
-                afxdp_txq_send_segs(q, packet, &seg);
+                afxdp_txq_send_tcp(q, mtu, packet, &seg);
                 continue;
             case AFXDP_TXSEG_MALFORMED:
                 afxdp_counter_add(&q->tx_drop_unsegmentable, 1);

@@ -213,7 +213,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     };
     uint64_t drops[7] = { 0, 0, 0, 0, 0, 0, 0 };
     uint64_t rx_mb = 0, tx_mb = 0, csum[4] = { 0, 0, 0, 0 };
-    uint64_t seg[3] = { 0, 0, 0 };
+    uint64_t seg[6] = { 0, 0, 0, 0, 0, 0 };
     struct afxdp_xdp_stats ps;
     int n = port->netdev->n_rxq;
 
@@ -242,6 +242,9 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         seg[0] += afxdp_counter_read(&q->tx_segmented);
         seg[1] += afxdp_counter_read(&q->tx_segments);
         seg[2] += afxdp_counter_read(&q->tx_drop_unsegmentable);
+        seg[3] += afxdp_counter_read(&q->tx_gso);
+        seg[4] += afxdp_counter_read(&q->tx_gso_segments);
+        seg[5] += afxdp_counter_read(&q->tx_gso_refused);
     }
     afxdp_stat(b, drops[0], "afxdp_tx_drop_no_frame");
     afxdp_stat(b, drops[1], "afxdp_tx_drop_ring_full");
@@ -259,6 +262,9 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     afxdp_stat(b, seg[0], "afxdp_tx_segmented");
     afxdp_stat(b, seg[1], "afxdp_tx_segments");
     afxdp_stat(b, seg[2], "afxdp_tx_drop_unsegmentable");
+    afxdp_stat(b, seg[3], "afxdp_tx_gso");
+    afxdp_stat(b, seg[4], "afxdp_tx_gso_segments");
+    afxdp_stat(b, seg[5], "afxdp_tx_gso_refused");
     afxdp_port_hints_stats(port, b);
 
     for (int i = 0; i < n; i++) {
@@ -447,6 +453,15 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     afxdp_port_mtu_status(port, smap);
     if (port->tx_csum) {
         smap_add(smap, "tx-csum-offload", port->tx_csum);
+    }
+    /* Who cuts a TCP packet over the MTU (see afxdp-txgso.h). */
+    if (port->tx_gso_fd >= 0) {
+        smap_add(smap, "tx-segmentation", "kernel");
+    } else if (port->tx_gso_why) {
+        smap_add_format(smap, "tx-segmentation", "port (%s)",
+                        port->tx_gso_why);
+    } else {
+        smap_add(smap, "tx-segmentation", "port");
     }
     /* What becomes of a received pseudo-header-only checksum (see
      * afxdp-rxcsum.h). */

@@ -81,6 +81,7 @@
 #include "afxdp-offload.h"
 #include "afxdp-port-private.h"
 #include "afxdp-stats.h"
+#include "afxdp-txgso.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
 #include "afxdp-xsk-umem.h"
@@ -181,6 +182,7 @@ netdev_afxdp_construct(struct netdev *netdev_)
     atomic_init(&port->link_ifindex, 0);
     atomic_init(&port->link_max_mtu, INT_MAX);
     atomic_init(&port->link_gone, false);
+    port->tx_gso_fd = -1;
     port->offload = afxdp_offload_create(netdev_get_name(netdev_));
 
     ovs_mutex_lock(&afxdp_ports_mutex);
@@ -210,6 +212,7 @@ netdev_afxdp_destruct(struct netdev *netdev_)
         afxdp_offload_egress_gone(port->ifindex);
         afxdp_offload_destroy(port->offload);
         free(port->zc_fallback);
+        free(port->tx_gso_why);
         free(port->mtu_refused);
         free(port->error);
         free(port);
@@ -457,6 +460,12 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
     }
     afxdp_pool_release(port->pool);
     port->pool = NULL;
+    if (port->tx_gso_fd >= 0) {
+        close(port->tx_gso_fd);
+        port->tx_gso_fd = -1;
+    }
+    free(port->tx_gso_why);
+    port->tx_gso_why = NULL;
 
     atomic_store_relaxed(&port->ifindex_for_signal, 0);
     atomic_store_relaxed(&port->link_ifindex, 0);
@@ -522,6 +531,29 @@ afxdp_port_set_tx_offloads(struct afxdp_port *port)
                                   | NETDEV_TX_OFFLOAD_UDP_CKSUM);
     }
     port->netdev->ol_flags |= NETDEV_TX_OFFLOAD_TCP_TSO;
+}
+
+/* Opens the packet socket through which 'port' sends TCP packets over its
+ * MTU whole, if options:tx-segmentation says so (afxdp-txgso.h).  Without
+ * it the port cuts them itself, and its status says why. */
+static void
+afxdp_port_open_gso(struct afxdp_port *port)
+{
+    char *msg = NULL;
+    int fd;
+
+    if (!port->requested.tx_seg_kernel) {
+        return;
+    }
+    fd = afxdp_txgso_open(port->ifindex, &msg);
+    if (fd < 0) {
+        VLOG_WARN("%s: TCP packets over the MTU will be cut by the port "
+                  "(options:tx-segmentation=kernel needs a %s)",
+                  netdev_get_name(port->netdev), msg);
+        port->tx_gso_why = msg;
+        return;
+    }
+    port->tx_gso_fd = fd;
 }
 
 /* Creates the sockets of 'port' for its 'n' queues, with the program
@@ -774,6 +806,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
 
     afxdp_port_note_modes(port);
     afxdp_port_set_tx_offloads(port);
+    afxdp_port_open_gso(port);
     atomic_store_relaxed(&port->ifindex_for_signal, port->ifindex);
     atomic_store_relaxed(&port->link_ifindex, port->ifindex);
     atomic_store_relaxed(&port->link_max_mtu,
@@ -790,6 +823,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         q->frame_size = AFXDP_CONFIG_FRAME_SIZE;
         q->tx_headroom = q->xsk->tx_metadata_len;
         q->tx_room = q->frame_size - q->tx_headroom;
+        q->tx_gso_fd = port->tx_gso_fd;
         q->hints = port->hints_dec;
         q->rx_csum_fix = cfg->rx_csum_partial;
         q->marks = afxdp_offload_serials(port->offload);
