@@ -1022,8 +1022,14 @@ afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
         uint32_t size = dp_packet_size(packet);
         uint32_t nd = afxdp_tx_n_descs(q, size);
+        uint32_t segsz = afxdp_packet_tso_segsz(packet);
 
-        if (OVS_UNLIKELY(!nd || size > seg_above)) {
+        /* Also a TSO packet within the MTU whose payload may be larger
+         * than its segment size (headers of at least 54 bytes). */
+        if (OVS_UNLIKELY(!nd || size > seg_above
+                         || (segsz && size > segsz + ETH_HEADER_LEN
+                                             + IP_HEADER_LEN
+                                             + TCP_HEADER_LEN))) {
             struct afxdp_txseg seg;
 
             switch (afxdp_tx_seg_plan(q, mtu, q->tx_gso_fd < 0, packet,

@@ -65,30 +65,38 @@ get16(const uint8_t *p)
  * Ethernet header: what one tx frame holds), and of at most 'segsz' bytes
  * of payload unless 'segsz' is 0 (OVS's TSO segment size).  Fills '*seg'
  * for AFXDP_TXSEG_OK.  A TCP packet whose IP packet is at most 'mtu' bytes
- * is AFXDP_TXSEG_FITS, whatever its TCP header holds. */
+ * is AFXDP_TXSEG_FITS, whatever its TCP header holds, unless 'segsz' is
+ * nonzero and its payload is larger: a TSO packet of a few segments that
+ * fits the MTU is cut too, as a TSO NIC would (its receiver may have
+ * asked for segments of 'segsz' at most). */
 enum afxdp_txseg_verdict
 afxdp_txseg_plan(const uint8_t *data, uint32_t size, uint32_t mtu,
                  uint32_t max_len, uint32_t segsz, struct afxdp_txseg *seg)
 {
     struct afxdp_l4hdrs *h = &seg->h;
     uint32_t ip_hlen, tcp_hlen, mss;
+    bool fits;
 
     if (!afxdp_l4hdrs_parse(data, size, h) || h->proto != IPPROTO_TCP) {
         return AFXDP_TXSEG_NOT_TCP;
     }
     ip_hlen = h->l4_ofs - h->l3_ofs;
-    if (ip_hlen + h->l4_len <= mtu) {
+    fits = ip_hlen + h->l4_len <= mtu;
+    if (fits && !segsz) {
         return AFXDP_TXSEG_FITS;
     }
     if (h->l4_len < TCP_HEADER_LEN) {
-        return AFXDP_TXSEG_MALFORMED;
+        return fits ? AFXDP_TXSEG_FITS : AFXDP_TXSEG_MALFORMED;
     }
     tcp_hlen = (data[h->l4_ofs + TCP_DOFF_OFS] >> 4) * 4;
     if (tcp_hlen < TCP_HEADER_LEN || tcp_hlen >= h->l4_len) {
-        return AFXDP_TXSEG_MALFORMED;
+        return fits ? AFXDP_TXSEG_FITS : AFXDP_TXSEG_MALFORMED;
     }
     seg->hdr_len = h->l4_ofs + tcp_hlen;
     seg->payload = h->l4_len - tcp_hlen;
+    if (fits && seg->payload <= segsz) {
+        return AFXDP_TXSEG_FITS;
+    }
 
     mss = mtu > ip_hlen + tcp_hlen ? mtu - ip_hlen - tcp_hlen : 0;
     mss = MIN(mss, max_len > seg->hdr_len ? max_len - seg->hdr_len : 0);

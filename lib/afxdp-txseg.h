@@ -31,7 +31,9 @@
  * Ethernet, up to two VLAN tags, IPv4 with options or IPv6 without
  * extension headers; then TCP with options) and sizes the segments: a
  * payload of MTU - IP header - TCP header, less where a segment must fit
- * in one frame or where OVS gave a smaller TSO segment size.
+ * in one frame or where OVS gave a smaller TSO segment size.  A TSO packet
+ * within the MTU whose payload is larger than OVS's segment size is cut
+ * too.
  * afxdp_txseg_write() then writes segment i, as a TSO-capable NIC would:
  *   - IPv4: total length, identification (the packet's + i) and header
  *     checksum; IPv6: payload length;
@@ -71,8 +73,9 @@ struct afxdp_txseg {
 /* What afxdp_txseg_plan() made of a packet. */
 enum afxdp_txseg_verdict {
     AFXDP_TXSEG_OK,             /* TCP, cut as the plan says. */
-    AFXDP_TXSEG_FITS,           /* TCP, its IP packet within the MTU: to
-                                 * send whole. */
+    AFXDP_TXSEG_FITS,           /* TCP, its IP packet within the MTU
+                                 * and its payload within the TSO segment
+                                 * size, if any: to send whole. */
     AFXDP_TXSEG_NOT_TCP,        /* Not an (unfragmented) TCP packet that
                                  * afxdp-l4hdrs.h parses. */
     AFXDP_TXSEG_MALFORMED,      /* TCP, but its header is malformed, it has

@@ -371,6 +371,8 @@ test_afxdp_txseg_main(int argc, char *argv[])
           .flags = 0x10 },
         { "ipv4, tso segment size 1000", .payload = 10000, .mtu = 1500,
           .max_len = 3840, .segsz = 1000, .flags = 0x10 },
+        { "ipv4, within the mtu, tso segment size 500", .payload = 1400,
+          .mtu = 1500, .max_len = 3840, .segsz = 500, .flags = 0x18 },
         { "ipv4, tso segment size above the mtu's", .payload = 10000,
           .mtu = 1500, .max_len = 3840, .segsz = 8000, .flags = 0x10 },
         { "ipv4, mtu 9000, one frame per segment", .payload = 30000,
@@ -404,6 +406,15 @@ test_afxdp_txseg_main(int argc, char *argv[])
     check_verdict("ipv4 tcp of the mtu, data offset below 5", &r,
                   doff_short, AFXDP_TXSEG_FITS);
     r.n_vlans = 0;
+    r.segsz = 1460;
+    check_verdict("ipv4 tso packet of the mtu, payload the segment size", &r,
+                  NULL, AFXDP_TXSEG_FITS);
+    r.segsz = 500;
+    check_verdict("ipv4 tso packet of the mtu, data offset below 5", &r,
+                  doff_short, AFXDP_TXSEG_FITS);
+    check_verdict("ipv4 tso packet of the mtu, payload over the segment size",
+                  &r, NULL, AFXDP_TXSEG_OK);
+    r.segsz = 0;
     r.ipv6 = true;
     r.payload = 1440;
     check_verdict("ipv6 tcp of exactly the mtu", &r, NULL, AFXDP_TXSEG_FITS);
