@@ -968,8 +968,7 @@ afxdp_txq_send_tcp(struct netdev_afxdp_tx_lock *q, uint32_t mtu,
     int error;
 
     if (q->tx_gso_fd >= 0) {
-        error = afxdp_txgso_send(q->tx_gso_fd, seg, dp_packet_data(packet),
-                                 dp_packet_size(packet));
+        error = afxdp_txgso_send(q->tx_gso_fd, seg, dp_packet_data(packet));
         if (OVS_LIKELY(!error)) {
             afxdp_tx_latency(q, packet, 0);
             afxdp_counter_add(&q->tx_gso, 1);

@@ -30,7 +30,6 @@
 #include <unistd.h>
 
 #include "afxdp-txseg.h"
-#include "csum.h"
 #include "openvswitch/util.h"
 #include "packets.h"
 #include "socket-util.h"
@@ -39,11 +38,6 @@
 /* The socket's send buffer: a few 64 kB packets in flight, where the
  * kernel holds them (a veth's peer backlog, a NIC's ring). */
 #define TXGSO_SNDBUF (4 * 1024 * 1024)
-
-#define IP4_CSUM 10
-#define TCP_FLAGS_OFS 13
-#define TCP_CSUM_OFS 16
-#define FLAG_CWR 0x80
 
 /* Longest headers this path copies: Ethernet, IPv4 or IPv6 with options,
  * TCP with options (afxdp_txseg_plan() parsed them). */
@@ -89,43 +83,31 @@ error:
 }
 
 int
-afxdp_txgso_send(int fd, const struct afxdp_txseg *seg, const uint8_t *data,
-                 uint32_t size)
+afxdp_txgso_send(int fd, const struct afxdp_txseg *seg, const uint8_t *data)
 {
     const struct afxdp_l4hdrs *h = &seg->h;
-    uint32_t l4_len = h->l4_len;
     uint8_t hdr[TXGSO_MAX_HDR];
     struct virtio_net_hdr vnet;
     struct iovec iov[3];
     struct msghdr msg;
-    ovs_be16 sum;
 
-    if (h->l3_ofs != ETH_HEADER_LEN || seg->hdr_len > sizeof hdr
-        || h->l4_ofs + l4_len > size) {
+    if (h->l3_ofs != ETH_HEADER_LEN || seg->hdr_len > sizeof hdr) {
         return EOPNOTSUPP;
     }
     memcpy(hdr, data, seg->hdr_len);
-    if (!h->ipv6) {
-        uint8_t *ip = hdr + h->l3_ofs;
-
-        memset(ip + IP4_CSUM, 0, 2);
-        sum = csum(ip, h->l4_ofs - h->l3_ofs);
-        memcpy(ip + IP4_CSUM, &sum, sizeof sum);
-    }
-    sum = ~csum_finish(csum_add16(seg->pseudo, htons(l4_len)));
-    memcpy(hdr + h->l4_ofs + TCP_CSUM_OFS, &sum, sizeof sum);
+    afxdp_txseg_csum_partial(seg, hdr, h->l4_len);
 
     memset(&vnet, 0, sizeof vnet);
     vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
     vnet.gso_type = (h->ipv6 ? VIRTIO_NET_HDR_GSO_TCPV6
                      : VIRTIO_NET_HDR_GSO_TCPV4);
-    if (hdr[h->l4_ofs + TCP_FLAGS_OFS] & FLAG_CWR) {
+    if (hdr[h->l4_ofs + AFXDP_TXSEG_TCP_FLAGS_OFS] & AFXDP_TXSEG_TCP_CWR) {
         vnet.gso_type |= VIRTIO_NET_HDR_GSO_ECN;
     }
     vnet.hdr_len = seg->hdr_len;
     vnet.gso_size = seg->mss;
     vnet.csum_start = h->l4_ofs;
-    vnet.csum_offset = TCP_CSUM_OFS;
+    vnet.csum_offset = AFXDP_TXSEG_TCP_CSUM_OFS;
 
     iov[0].iov_base = &vnet;
     iov[0].iov_len = sizeof vnet;
@@ -133,7 +115,7 @@ afxdp_txgso_send(int fd, const struct afxdp_txseg *seg, const uint8_t *data,
     iov[1].iov_len = seg->hdr_len;
     /* Not the trailer, if any: the IP header says where the packet ends. */
     iov[2].iov_base = CONST_CAST(uint8_t *, data + seg->hdr_len);
-    iov[2].iov_len = h->l4_ofs + l4_len - seg->hdr_len;
+    iov[2].iov_len = h->l4_ofs + h->l4_len - seg->hdr_len;
     memset(&msg, 0, sizeof msg);
     msg.msg_iov = iov;
     msg.msg_iovlen = ARRAY_SIZE(iov);

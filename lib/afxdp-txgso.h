@@ -54,13 +54,13 @@ struct afxdp_txseg;
  * errno with a message in '*errp' (to free). */
 int afxdp_txgso_open(int ifindex, char **errp);
 
-/* Sends the 'size' bytes at 'data', the TCP packet that 'seg' planned
- * (afxdp_txseg_plan() with the device's MTU and no frame limit), on 'fd'
- * as one GSO packet of seg->mss payload bytes per segment.  Returns 0, or
- * a positive errno if the kernel did not take it: EAGAIN or ENOBUFS when
- * the socket's buffer is full, EOPNOTSUPP for a packet this path does not
- * send (VLAN-tagged); the caller may cut it then. */
+/* Sends the TCP packet at 'data', which 'seg' planned (afxdp_txseg_plan()
+ * with the device's MTU and no frame limit), on 'fd' as one GSO packet of
+ * seg->mss payload bytes per segment.  Returns 0, or a positive errno if
+ * the kernel did not take it: EAGAIN or ENOBUFS when the socket's buffer
+ * is full, EOPNOTSUPP for a packet this path does not send (VLAN-tagged);
+ * the caller may cut it then. */
 int afxdp_txgso_send(int fd, const struct afxdp_txseg *seg,
-                     const uint8_t *data, uint32_t size);
+                     const uint8_t *data);
 
 #endif /* afxdp-txgso.h */

@@ -36,12 +36,9 @@
 #define IP6_PLEN 4
 #define TCP_SEQ_OFS 4
 #define TCP_DOFF_OFS 12             /* Data offset, upper 4 bits. */
-#define TCP_FLAGS_OFS 13            /* CWR ECE URG ACK PSH RST SYN FIN. */
-#define TCP_CSUM_OFS 16
 
 #define FLAG_FIN 0x01
 #define FLAG_PSH 0x08
-#define FLAG_CWR 0x80
 
 static void
 put16(uint8_t *p, uint16_t v)
@@ -119,6 +116,28 @@ afxdp_txseg_plan(const uint8_t *data, uint32_t size, uint32_t mtu,
     return AFXDP_TXSEG_OK;
 }
 
+/* In the headers at 'hdr' (seg->hdr_len bytes, of a packet that 'seg'
+ * planned, with 'l4_len' bytes of TCP header and payload): computes the
+ * IPv4 header checksum afresh, and puts the pseudo-header sum in the TCP
+ * checksum field, as a device that finishes TCP checksums expects. */
+void
+afxdp_txseg_csum_partial(const struct afxdp_txseg *seg, uint8_t *hdr,
+                         uint32_t l4_len)
+{
+    const struct afxdp_l4hdrs *h = &seg->h;
+    ovs_be16 sum;
+
+    if (!h->ipv6) {
+        uint8_t *ip = hdr + h->l3_ofs;
+
+        put16(ip + IP4_CSUM, 0);
+        sum = csum(ip, h->l4_ofs - h->l3_ofs);
+        memcpy(ip + IP4_CSUM, &sum, sizeof sum);
+    }
+    sum = ~csum_finish(csum_add16(seg->pseudo, htons(l4_len)));
+    memcpy(hdr + h->l4_ofs + AFXDP_TXSEG_TCP_CSUM_OFS, &sum, sizeof sum);
+}
+
 /* Writes segment 'i' (below seg->n_segs) of the packet at 'data', which
  * 'seg' planned, at 'dst', which has room for seg->hdr_len + seg->mss
  * bytes.  Returns its length.  With 'offload', fills '*md' with the
@@ -136,8 +155,6 @@ afxdp_txseg_write(const struct afxdp_txseg *seg, const uint8_t *data,
     uint8_t *tcp = dst + h->l4_ofs;
     uint8_t flags;
     ovs_be32 seq;
-    ovs_be16 sum;
-    uint32_t pseudo;
 
     memcpy(dst, data, seg->hdr_len);
     memcpy(dst + seg->hdr_len, data + seg->hdr_len + off, len);
@@ -147,33 +164,29 @@ afxdp_txseg_write(const struct afxdp_txseg *seg, const uint8_t *data,
     } else {
         put16(ip + IP4_TOT_LEN, h->l4_ofs - h->l3_ofs + l4_len);
         put16(ip + IP4_ID, get16(ip + IP4_ID) + i);
-        put16(ip + IP4_CSUM, 0);
-        sum = csum(ip, h->l4_ofs - h->l3_ofs);
-        memcpy(ip + IP4_CSUM, &sum, sizeof sum);
     }
 
     memcpy(&seq, tcp + TCP_SEQ_OFS, sizeof seq);
     seq = htonl(ntohl(seq) + off);
     memcpy(tcp + TCP_SEQ_OFS, &seq, sizeof seq);
-    flags = tcp[TCP_FLAGS_OFS];
+    flags = tcp[AFXDP_TXSEG_TCP_FLAGS_OFS];
     if (i) {
-        flags &= ~FLAG_CWR;
+        flags &= ~AFXDP_TXSEG_TCP_CWR;
     }
     if (i + 1 < seg->n_segs) {
         flags &= ~(FLAG_FIN | FLAG_PSH);
     }
-    tcp[TCP_FLAGS_OFS] = flags;
+    tcp[AFXDP_TXSEG_TCP_FLAGS_OFS] = flags;
 
-    pseudo = csum_add16(seg->pseudo, htons(l4_len));
+    afxdp_txseg_csum_partial(seg, dst, l4_len);
     if (offload) {
-        sum = ~csum_finish(pseudo);
-        memcpy(tcp + TCP_CSUM_OFS, &sum, sizeof sum);
         memset(md, 0, sizeof *md);
         md->flags = XDP_TXMD_FLAGS_CHECKSUM;
         md->csum_start = h->l4_ofs;
-        md->csum_offset = TCP_CSUM_OFS;
+        md->csum_offset = AFXDP_TXSEG_TCP_CSUM_OFS;
     } else {
-        afxdp_csum_l4_store(tcp, l4_len, TCP_CSUM_OFS, pseudo, false);
+        afxdp_csum_l4_store(tcp, l4_len, AFXDP_TXSEG_TCP_CSUM_OFS,
+                            csum_add16(seg->pseudo, htons(l4_len)), false);
     }
     return seg->hdr_len + len;
 }

@@ -54,6 +54,12 @@
 #include "afxdp-compat.h"
 #include "afxdp-l4hdrs.h"
 
+/* Where a TCP header keeps what both ways of sending a packet over the MTU
+ * (cut here, or whole through afxdp-txgso) look at. */
+#define AFXDP_TXSEG_TCP_FLAGS_OFS 13    /* CWR ECE URG ACK PSH RST SYN FIN. */
+#define AFXDP_TXSEG_TCP_CSUM_OFS 16
+#define AFXDP_TXSEG_TCP_CWR 0x80
+
 /* Most segments one packet is cut into: 64 kB at IPv4's minimum MTU (576)
  * takes 123. */
 #define AFXDP_TXSEG_MAX_SEGS 128
@@ -88,6 +94,8 @@ enum afxdp_txseg_verdict afxdp_txseg_plan(const uint8_t *data, uint32_t size,
                                           uint32_t mtu, uint32_t max_len,
                                           uint32_t segsz,
                                           struct afxdp_txseg *);
+void afxdp_txseg_csum_partial(const struct afxdp_txseg *, uint8_t *hdr,
+                              uint32_t l4_len);
 uint32_t afxdp_txseg_write(const struct afxdp_txseg *, const uint8_t *data,
                            uint32_t i, uint8_t *dst, bool offload,
                            struct afxdp_tx_metadata *);
