@@ -70,12 +70,9 @@ afxdp_rxcsum_finish(uint8_t *data, const struct afxdp_rxcsum_info *info)
                         !info->tcp);
 }
 
-/* Called for each received packet 'p' while the port's
- * options:rx-checksum-partial is true.  If its checksum holds only the
- * pseudo-header sum, marks it partial or finishes it (see the top) and
- * returns true; otherwise leaves 'p' as it is and returns false. */
+/* The rest of afxdp_rxcsum_fix(), for a packet its prefilter left. */
 bool
-afxdp_rxcsum_fix(struct dp_packet *p)
+afxdp_rxcsum_fix__(struct dp_packet *p)
 {
     struct afxdp_rxcsum_info info;
 

@@ -44,11 +44,15 @@
  * software.  Any thread may call these functions; they touch only the
  * packet. */
 
+#include <netinet/in.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "afxdp-l4hdrs.h"
 #include "dp-packet.h"
+#include "packets.h"
 
 /* What afxdp_rxcsum_detect() found in a packet's checksum field. */
 struct afxdp_rxcsum_info {
@@ -60,6 +64,108 @@ struct afxdp_rxcsum_info {
 bool afxdp_rxcsum_detect(const uint8_t *data, uint32_t size,
                          struct afxdp_rxcsum_info *);
 void afxdp_rxcsum_finish(uint8_t *data, const struct afxdp_rxcsum_info *);
-bool afxdp_rxcsum_fix(struct dp_packet *);
+bool afxdp_rxcsum_fix__(struct dp_packet *);
+
+/* Folds the 64-bit one's complement sum 'sum' to 16 bits, end-around
+ * carries included.  Nonzero in, nonzero out. */
+static inline uint16_t
+afxdp_rxcsum_fold64(uint64_t sum)
+{
+    sum = (sum & 0xffffffff) + (sum >> 32);
+    sum = (sum & 0xffffffff) + (sum >> 32);
+    sum = (sum & 0xffff) + (sum >> 16);
+    sum = (sum & 0xffff) + (sum >> 16);
+    return sum;
+}
+
+/* Adds the 'n32' 32-bit words at 'p' to 'sum' (one's complement, in
+ * memory order, as the 16-bit words of csum_continue() are). */
+static inline uint64_t
+afxdp_rxcsum_add32(uint64_t sum, const uint8_t *p, int n32)
+{
+    for (int i = 0; i < n32; i++) {
+        uint32_t w;
+
+        memcpy(&w, p + i * 4, sizeof w);
+        sum += w;
+    }
+    return sum;
+}
+
+/* The per-packet prefilter of afxdp_rxcsum_fix(): returns false where
+ * afxdp_rxcsum_detect() would, for the common packets (untagged IPv4
+ * without options, untagged IPv6, carrying TCP or UDP, and anything that
+ * is neither IP nor VLAN), reading only the few header bytes the sum
+ * needs; true where the full check must decide.  It compares the
+ * checksum field with the same pseudo-header sum the full parser
+ * computes (addresses, protocol and L4 length as the IP header says), so
+ * a mismatch here is a mismatch there: two folded nonzero sums are equal
+ * exactly when they are equal mod 0xffff. */
+static inline bool
+afxdp_rxcsum_may_be_partial(const uint8_t *data, uint32_t size)
+{
+    uint32_t l4_ofs, l4_len, csum_ofs;
+    uint64_t sum;
+    uint16_t type, field;
+    uint8_t proto;
+
+    if (size < ETH_HEADER_LEN + IP_HEADER_LEN + UDP_HEADER_LEN) {
+        return false;           /* Too short for any IP + UDP packet. */
+    }
+    memcpy(&type, data + ETH_ADDR_LEN * 2, sizeof type);
+    if (type == htons(ETH_TYPE_IP)) {
+        uint16_t tot;
+
+        if (data[ETH_HEADER_LEN] != 0x45) {
+            return true;        /* Options, or not version 4. */
+        }
+        proto = data[ETH_HEADER_LEN + 9];
+        memcpy(&tot, data + ETH_HEADER_LEN + 2, sizeof tot);
+        l4_len = ntohs(tot) - IP_HEADER_LEN;    /* Wraps if bogus. */
+        l4_ofs = ETH_HEADER_LEN + IP_HEADER_LEN;
+        sum = afxdp_rxcsum_add32(0, data + ETH_HEADER_LEN + 12, 2);
+    } else if (type == htons(ETH_TYPE_IPV6)) {
+        uint16_t plen;
+
+        if (size < ETH_HEADER_LEN + IPV6_HEADER_LEN + UDP_HEADER_LEN) {
+            return false;
+        }
+        proto = data[ETH_HEADER_LEN + 6];
+        memcpy(&plen, data + ETH_HEADER_LEN + 4, sizeof plen);
+        l4_len = ntohs(plen);
+        l4_ofs = ETH_HEADER_LEN + IPV6_HEADER_LEN;
+        sum = afxdp_rxcsum_add32(0, data + ETH_HEADER_LEN + 8, 8);
+    } else {
+        /* VLAN tags for the full parser; anything else is no IP. */
+        return type == htons(ETH_TYPE_VLAN_8021Q)
+               || type == htons(ETH_TYPE_VLAN_8021AD);
+    }
+    if (proto == IPPROTO_UDP) {
+        csum_ofs = l4_ofs + offsetof(struct udp_header, udp_csum);
+    } else if (proto == IPPROTO_TCP) {
+        csum_ofs = l4_ofs + offsetof(struct tcp_header, tcp_csum);
+        if (size < csum_ofs + 2) {
+            return false;
+        }
+    } else {
+        return false;
+    }
+    sum += htons(proto) + htons((uint16_t) l4_len);
+    memcpy(&field, data + csum_ofs, sizeof field);
+    return field == afxdp_rxcsum_fold64(sum);
+}
+
+/* Called for each received packet 'p' while the port's
+ * options:rx-checksum-partial is true.  If its checksum holds only the
+ * pseudo-header sum, marks it partial or finishes it (see the top) and
+ * returns true; otherwise leaves 'p' as it is and returns false.  Inline
+ * for the prefilter, which settles almost every packet. */
+static inline bool
+afxdp_rxcsum_fix(struct dp_packet *p)
+{
+    return (OVS_UNLIKELY(afxdp_rxcsum_may_be_partial(dp_packet_data(p),
+                                                     dp_packet_size(p)))
+            && afxdp_rxcsum_fix__(p));
+}
 
 #endif /* afxdp-rxcsum.h */

@@ -684,7 +684,13 @@ afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
         const struct afxdp_pool_frame *f = afxdp_pool_frame(
             CONTAINER_OF(packet, struct dp_packet_afxdp, packet));
 
+        /* 'owner' only for a packet with a timestamp (one in
+         * 'latency-sample'): read together, GCC loads both for every
+         * packet, and 'owner' may be in the next cache line. */
         ts = f->rx_ts;
+        if (OVS_LIKELY(!ts)) {
+            return now;
+        }
         owner = f->owner;
     } else {
         const struct afxdp_big_packet *bp = afxdp_big_packet_cast(packet);
