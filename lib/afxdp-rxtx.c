@@ -139,8 +139,15 @@ afxdp_rxq_refill(struct netdev_afxdp_tx_lock *q, uint32_t n_given,
     }
 
 kick:
-    if ((!n_given && xsk->busy_poll)
-        || (xsk->need_wakeup && xsk_ring_prod__needs_wakeup(&xsk->fill))) {
+    /* Only after a poll that gave OVS nothing: while frames come in, the
+     * kernel is running, and reading the fill ring's flags, a cache line
+     * the kernel may write, would cost every batch.  If the driver did
+     * stop for want of fill entries, the next poll finds the rx ring
+     * empty and wakes it then. */
+    if (!n_given
+        && (xsk->busy_poll
+            || (xsk->need_wakeup
+                && xsk_ring_prod__needs_wakeup(&xsk->fill)))) {
         /* Busy polling: the kernel runs the queue's NAPI in this call. */
         COVERAGE_INC(afxdp_rx_wakeup);
         recvfrom(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
