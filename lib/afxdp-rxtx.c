@@ -677,40 +677,13 @@ afxdp_txq_kick(struct netdev_afxdp_tx_lock *q)
     }
 }
 
-/* Records the ingress to egress latency of 'packet', about to go on the
- * tx ring of 'q' at 'now' (0: not read yet, read on first use), if it came
- * from an afxdp port with an XDP hints timestamp.  Returns 'now'. */
-static inline uint64_t
-afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
-                 uint64_t now)
+/* Records in 'q''s histogram of pairs the latency of a packet that came
+ * from port 'owner' with XDP hints timestamp 'ts', about to go on the tx
+ * ring at 'now' (0: not read yet, read here).  Returns 'now'. */
+static uint64_t
+afxdp_tx_latency__(struct netdev_afxdp_tx_lock *q, uint64_t ts,
+                   uint32_t owner, uint64_t now)
 {
-    uint32_t owner;
-    uint64_t ts;
-
-    if (OVS_LIKELY(packet->source == DPBUF_AFXDP)) {
-        const struct afxdp_pool_frame *f = afxdp_pool_frame(
-            CONTAINER_OF(packet, struct dp_packet_afxdp, packet));
-
-        /* 'owner' only for a packet with a timestamp (one in
-         * 'latency-sample'): read together, GCC loads both for every
-         * packet, and 'owner' may be in the next cache line. */
-        ts = f->rx_ts;
-        if (OVS_LIKELY(!ts)) {
-            return now;
-        }
-        owner = f->owner;
-    } else {
-        const struct afxdp_big_packet *bp = afxdp_big_packet_cast(packet);
-
-        if (!bp) {
-            return now;
-        }
-        ts = bp->rx_ts;
-        owner = bp->owner;
-    }
-    if (!ts) {
-        return now;
-    }
     now = now ? now : afxdp_clock_now(&q->tx_clock);
     for (int i = 0; i < AFXDP_MAX_PAIRS; i++) {
         struct afxdp_pair *pair = &q->pairs[i];
@@ -730,6 +703,33 @@ afxdp_tx_latency(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
     }
     afxdp_counter_add(&q->tx_pairs_full, 1);
     return now;
+}
+
+/* Records the ingress to egress latency of 'packet', about to go on the
+ * tx ring of 'q' at 'now' (0: not read yet, read on first use), if it came
+ * from an afxdp port with an XDP hints timestamp.  Returns 'now'.  Inline:
+ * most packets have no timestamp (one in 'latency-sample' has), and for
+ * them this is two loads and a test. */
+static inline ALWAYS_INLINE uint64_t
+afxdp_tx_latency(struct netdev_afxdp_tx_lock *q,
+                 const struct dp_packet *packet, uint64_t now)
+{
+    const struct afxdp_big_packet *bp;
+
+    if (OVS_LIKELY(packet->source == DPBUF_AFXDP)) {
+        const struct afxdp_pool_frame *f = afxdp_pool_frame(
+            CONTAINER_OF(CONST_CAST(struct dp_packet *, packet),
+                         struct dp_packet_afxdp, packet));
+
+        /* 'owner' only for a packet with a timestamp: read together, GCC
+         * loads both for every packet, and 'owner' may be in the next
+         * cache line. */
+        return (OVS_LIKELY(!f->rx_ts) ? now
+                : afxdp_tx_latency__(q, f->rx_ts, f->owner, now));
+    }
+    bp = afxdp_big_packet_cast(packet);
+    return (!bp || !bp->rx_ts ? now
+            : afxdp_tx_latency__(q, bp->rx_ts, bp->owner, now));
 }
 
 /* Number of descriptors a packet of 'size' bytes takes on 'q': 1 if it
