@@ -229,6 +229,12 @@ struct afxdp_rx_hints_batch {
     bool read_all;              /* Read every packet's hints, not only the
                                  * timed packets' (see
                                  * afxdp_rx_hints_read_all()). */
+    bool hash;                  /* Give OVS the hints' RSS hash: only if
+                                 * every packet's hints are read.  OVS
+                                 * takes the RSS hash for dp_hash (select
+                                 * groups, balance-tcp bonds), so all the
+                                 * packets of a flow must get theirs from
+                                 * the same source, the hints or OVS. */
 };
 
 /* Whether the PMD reads the hints of every packet of 'q', or only of the
@@ -246,12 +252,12 @@ afxdp_rx_hints_read_all(const struct netdev_afxdp_tx_lock *q)
 }
 
 /* Decodes the XDP hints in front of the frame at 'addr' (frame 'frame'),
- * received as 'packet', and gives OVS the RSS hash and flow mark.  If the
- * sampler chooses the packet, records its kernel to PMD latency and
- * stores its timestamp in '*ts' for the egress port; otherwise (or
- * without a timestamp) stores 0 there.  Always inlined: GCC kept it a
- * call per packet, and the constant set of members the per-packet decode
- * asks for must reach xdp_hints_decode_fields(). */
+ * received as 'packet', and gives OVS the flow mark, and the RSS hash if
+ * 'hb->hash'.  If the sampler chooses the packet, records its kernel to
+ * PMD latency and stores its timestamp in '*ts' for the egress port;
+ * otherwise (or without a timestamp) stores 0 there.  Always inlined: GCC
+ * kept it a call per packet, and the constant set of members the
+ * per-packet decode asks for must reach xdp_hints_decode_fields(). */
 static inline ALWAYS_INLINE void
 afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
                uint64_t *ts, uint64_t addr, uint64_t frame,
@@ -295,7 +301,7 @@ afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
         }
         *ts = v.rx_timestamp;
     }
-    if (xdp_hints_has_hash(&v)) {
+    if (hb->hash && xdp_hints_has_hash(&v)) {
         dp_packet_set_rss_hash(packet, v.rx_hash);
         hb->n_hash++;
     }
@@ -482,6 +488,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         }
     }
     hb.sampler = q->sampler;
+    hb.hash = hb.read_all || hb.sampler.every == 1;
     hb.now = 0;
     ret.n_recycle = ret.n_bad = 0;
     i = 0;
