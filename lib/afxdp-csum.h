@@ -37,8 +37,38 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 uint32_t afxdp_csum_continue(uint32_t partial, const void *data, size_t n);
+
+/* Adds the 'n32' 32-bit words at 'p' to 'sum', in memory order: for the
+ * few header bytes of a per-packet check, where a call to
+ * afxdp_csum_continue() would cost more than the adds.  'sum' cannot wrap
+ * for fewer than 2^32 words. */
+static inline uint64_t
+afxdp_csum_add32(uint64_t sum, const uint8_t *p, int n32)
+{
+    for (int i = 0; i < n32; i++) {
+        uint32_t w;
+
+        memcpy(&w, p + i * 4, sizeof w);
+        sum += w;
+    }
+    return sum;
+}
+
+/* Folds the ones' complement sum 'sum' to 16 bits, end-around carries
+ * included, without complementing it (what csum_finish() complements).
+ * Nonzero in, nonzero out. */
+static inline uint16_t
+afxdp_csum_fold16(uint64_t sum)
+{
+    sum = (sum & UINT32_MAX) + (sum >> 32);
+    sum = (sum & UINT32_MAX) + (sum >> 32);
+    sum = (sum & 0xffff) + (sum >> 16);
+    sum = (sum & 0xffff) + (sum >> 16);
+    return sum;
+}
 
 /* Computes from scratch the TCP or UDP checksum (UDP if 'udp') of the
  * 'l4_len' bytes at 'l4', whose pseudo-header sum is 'pseudo', and stores

@@ -50,6 +50,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "afxdp-csum.h"
 #include "afxdp-l4hdrs.h"
 #include "dp-packet.h"
 #include "packets.h"
@@ -66,32 +67,6 @@ bool afxdp_rxcsum_detect(const uint8_t *data, uint32_t size,
 void afxdp_rxcsum_finish(uint8_t *data, const struct afxdp_rxcsum_info *);
 bool afxdp_rxcsum_fix__(struct dp_packet *);
 
-/* Folds the 64-bit one's complement sum 'sum' to 16 bits, end-around
- * carries included.  Nonzero in, nonzero out. */
-static inline uint16_t
-afxdp_rxcsum_fold64(uint64_t sum)
-{
-    sum = (sum & 0xffffffff) + (sum >> 32);
-    sum = (sum & 0xffffffff) + (sum >> 32);
-    sum = (sum & 0xffff) + (sum >> 16);
-    sum = (sum & 0xffff) + (sum >> 16);
-    return sum;
-}
-
-/* Adds the 'n32' 32-bit words at 'p' to 'sum' (one's complement, in
- * memory order, as the 16-bit words of csum_continue() are). */
-static inline uint64_t
-afxdp_rxcsum_add32(uint64_t sum, const uint8_t *p, int n32)
-{
-    for (int i = 0; i < n32; i++) {
-        uint32_t w;
-
-        memcpy(&w, p + i * 4, sizeof w);
-        sum += w;
-    }
-    return sum;
-}
-
 /* The per-packet prefilter of afxdp_rxcsum_fix(): returns false where
  * afxdp_rxcsum_detect() would, for the common packets (untagged IPv4
  * without options, untagged IPv6, carrying TCP or UDP, and anything that
@@ -99,8 +74,9 @@ afxdp_rxcsum_add32(uint64_t sum, const uint8_t *p, int n32)
  * needs; true where the full check must decide.  It compares the
  * checksum field with the same pseudo-header sum the full parser
  * computes (addresses, protocol and L4 length as the IP header says), so
- * a mismatch here is a mismatch there: two folded nonzero sums are equal
- * exactly when they are equal mod 0xffff. */
+ * a mismatch here is a mismatch there (afxdp-csum.h: the sums of 32-bit
+ * and of 16-bit words agree modulo 0xffff, and two folded nonzero sums
+ * are equal exactly when they agree modulo 0xffff). */
 static inline bool
 afxdp_rxcsum_may_be_partial(const uint8_t *data, uint32_t size)
 {
@@ -123,7 +99,7 @@ afxdp_rxcsum_may_be_partial(const uint8_t *data, uint32_t size)
         memcpy(&tot, data + ETH_HEADER_LEN + 2, sizeof tot);
         l4_len = ntohs(tot) - IP_HEADER_LEN;    /* Wraps if bogus. */
         l4_ofs = ETH_HEADER_LEN + IP_HEADER_LEN;
-        sum = afxdp_rxcsum_add32(0, data + ETH_HEADER_LEN + 12, 2);
+        sum = afxdp_csum_add32(0, data + ETH_HEADER_LEN + 12, 2);
     } else if (type == htons(ETH_TYPE_IPV6)) {
         uint16_t plen;
 
@@ -134,7 +110,7 @@ afxdp_rxcsum_may_be_partial(const uint8_t *data, uint32_t size)
         memcpy(&plen, data + ETH_HEADER_LEN + 4, sizeof plen);
         l4_len = ntohs(plen);
         l4_ofs = ETH_HEADER_LEN + IPV6_HEADER_LEN;
-        sum = afxdp_rxcsum_add32(0, data + ETH_HEADER_LEN + 8, 8);
+        sum = afxdp_csum_add32(0, data + ETH_HEADER_LEN + 8, 8);
     } else {
         /* VLAN tags for the full parser; anything else is no IP. */
         return type == htons(ETH_TYPE_VLAN_8021Q)
@@ -152,7 +128,7 @@ afxdp_rxcsum_may_be_partial(const uint8_t *data, uint32_t size)
     }
     sum += htons(proto) + htons((uint16_t) l4_len);
     memcpy(&field, data + csum_ofs, sizeof field);
-    return field == afxdp_rxcsum_fold64(sum);
+    return field == afxdp_csum_fold16(sum);
 }
 
 /* Called for each received packet 'p' while the port's
