@@ -42,8 +42,8 @@ struct afxdp_big_packet {
     uint64_t magic;             /* AFXDP_BIG_PACKET_MAGIC. */
     uint64_t rx_ts;             /* CLOCK_MONOTONIC ns of the XDP hints, 0
                                  * if none (or not timed). */
-    uint32_t owner;             /* The ingress port (as afxdp_pool_frame's
-                                 * 'owner'). */
+    uint32_t owner;             /* The ingress port (as
+                                 * afxdp_pool_frame_owner()). */
     uint8_t data[];             /* The packet's buffer. */
 };
 

@@ -118,6 +118,14 @@ struct afxdp_tx_metadata {
 #define AFXDP_NETDEV_XDP_RX_METADATA_HASH (1 << 1)
 #define AFXDP_NETDEV_XDP_RX_METADATA_VLAN_TAG (1 << 2)  /* Linux 6.8. */
 
+/* Keeps a function out of line, where OVS's compiler.h has only
+ * ALWAYS_INLINE. */
+#if __GNUC__ && !defined(__CHECKER__)
+#define AFXDP_NOINLINE __attribute__((noinline))
+#else
+#define AFXDP_NOINLINE
+#endif
+
 /* Before OVS 4.0, odp_execute_actions() runs the implementation of its
  * actions that odp_execute_init() chose, which must have run first; OVS
  * 4.0 has one implementation and no such call.  (The caller includes

@@ -388,7 +388,8 @@ afxdp_rx_multi(struct netdev_afxdp_tx_lock *q, uint32_t idx, uint32_t n_desc,
             afxdp_pool_packet(l, first->addr));
         struct afxdp_big_packet *bp;
 
-        bp = afxdp_big_packet_new(total, AFXDP_RX_HEADROOM, f->owner);
+        bp = afxdp_big_packet_new(total, AFXDP_RX_HEADROOM,
+                                  afxdp_pool_frame_owner(f));
         packet = &bp->packet;
         for (uint32_t i = 0; i < n_desc; i++) {
             const struct xdp_desc *d = xsk_ring_cons__rx_desc(rx, idx + i);
@@ -425,49 +426,25 @@ afxdp_rx_csum(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch,
     }
 }
 
-/* Receives up to NETDEV_MAX_BURST packets from the rx ring of the queue.
- * A packet in one frame becomes the frame's own dp_packet; a packet in
+/* Takes the 'n' descriptors peeked at 'idx' on the rx ring of 'q' (at
+ * least one) as packets into 'batch', up to NETDEV_MAX_BURST packets.  A
+ * packet in one frame becomes the frame's own dp_packet; a packet in
  * several frames (multi-buffer) is copied into a malloc'd one and its
- * frames go straight back to the fill ring. */
-int
-netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
-                      int *qfill)
+ * frames go straight back to the fill ring.  Returns the packets added.
+ * Out of line from netdev_afxdp_rxq_recv(): a poll that finds the ring
+ * empty, half of all polls on a PMD with a busy port and an idle one, does
+ * not pay for this one's stack frame and state. */
+static uint32_t AFXDP_NOINLINE
+afxdp_rxq_take(struct netdev_afxdp_tx_lock *q, const struct netdev *netdev,
+               uint32_t n, uint32_t idx, struct dp_packet_batch *batch)
 {
-    struct netdev_afxdp_tx_lock *queues = afxdp_port_queues(rxq_->netdev);
-    struct netdev_afxdp_tx_lock *q;
-    const struct afxdp_pool_layout *l;
-    struct afxdp_rx_hints_batch hb = { .n_hints = 0 };
+    const struct afxdp_pool_layout *l = q->layout;
+    struct afxdp_xsk *xsk = q->xsk;
+    struct afxdp_rx_hints_batch hb;
     struct afxdp_rx_returns ret;
-    uint32_t n, i, idx, n_pkts = 0, n_given = 0, n_multi = 0;
+    uint32_t i, n_pkts = 0, n_given = 0, n_multi = 0;
     size_t first = dp_packet_batch_size(batch);
-    struct afxdp_xsk *xsk;
     uint64_t bytes = 0;
-
-    if (OVS_UNLIKELY(!queues || rxq_->queue_id >= rxq_->netdev->n_rxq)) {
-        return EAGAIN;
-    }
-    q = &queues[rxq_->queue_id];
-    xsk = q->xsk;
-    l = q->layout;
-
-    if (OVS_UNLIKELY(afxdp_queue_dev_gone(q))) {
-        /* The kernel unbound the socket: nothing comes, and waking it up
-         * would only fail. */
-        if (qfill) {
-            *qfill = 0;
-        }
-        return EAGAIN;
-    }
-
-    n = xsk_ring_cons__peek(&xsk->rx, xsk->sg ? AFXDP_RX_MAX_DESCS
-                                              : NETDEV_MAX_BURST, &idx);
-    if (!n) {
-        afxdp_rxq_refill(q, 0, NULL, 0);
-        if (qfill) {
-            *qfill = 0;
-        }
-        return EAGAIN;
-    }
 
     hb.read_all = q->hints && afxdp_rx_hints_read_all(q);
     /* Start fetching the frames, and their XDP hints in the cache line
@@ -487,6 +464,9 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
             OVS_PREFETCH(data);
         }
     }
+    hb.n_hints = hb.n_missing = hb.n_hash = hb.n_stale_marks = 0;
+    hb.n_unread = 0;
+    hb.run.n = 0;
     hb.sampler = q->sampler;
     hb.hash = hb.read_all || hb.sampler.every == 1;
     hb.now = 0;
@@ -566,8 +546,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         afxdp_counter_add(&q->rx_drop_invalid, ret.n_bad);
         VLOG_WARN_RL(&rl, "%s: queue %"PRIu32": dropped %"PRIu32" "
                      "received descriptor(s) that describe no valid frame",
-                     netdev_get_name(rxq_->netdev), xsk->queue_id,
-                     ret.n_bad);
+                     netdev_get_name(netdev), xsk->queue_id, ret.n_bad);
     }
 
     if (q->rx_csum_fix) {
@@ -591,6 +570,45 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
             afxdp_counter_add(&q->rx_mark_stale, hb.n_stale_marks);
         }
     }
+    return n_pkts;
+}
+
+/* Receives up to NETDEV_MAX_BURST packets from the rx ring of the queue
+ * (see afxdp_rxq_take()). */
+int
+netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
+                      int *qfill)
+{
+    struct netdev_afxdp_tx_lock *queues = afxdp_port_queues(rxq_->netdev);
+    struct netdev_afxdp_tx_lock *q;
+    uint32_t n, n_pkts, idx;
+    struct afxdp_xsk *xsk;
+
+    if (OVS_UNLIKELY(!queues || rxq_->queue_id >= rxq_->netdev->n_rxq)) {
+        return EAGAIN;
+    }
+    q = &queues[rxq_->queue_id];
+    xsk = q->xsk;
+
+    if (OVS_UNLIKELY(afxdp_queue_dev_gone(q))) {
+        /* The kernel unbound the socket: nothing comes, and waking it up
+         * would only fail. */
+        if (qfill) {
+            *qfill = 0;
+        }
+        return EAGAIN;
+    }
+
+    n = xsk_ring_cons__peek(&xsk->rx, xsk->sg ? AFXDP_RX_MAX_DESCS
+                                              : NETDEV_MAX_BURST, &idx);
+    if (!n) {
+        afxdp_rxq_refill(q, 0, NULL, 0);
+        if (qfill) {
+            *qfill = 0;
+        }
+        return EAGAIN;
+    }
+    n_pkts = afxdp_rxq_take(q, rxq_->netdev, n, idx, batch);
     if (qfill) {
         *qfill = xsk_cons_nb_avail(&xsk->rx, UINT32_MAX);
     }
@@ -728,11 +746,9 @@ afxdp_tx_latency(struct netdev_afxdp_tx_lock *q,
             CONTAINER_OF(CONST_CAST(struct dp_packet *, packet),
                          struct dp_packet_afxdp, packet));
 
-        /* 'owner' only for a packet with a timestamp: read together, GCC
-         * loads both for every packet, and 'owner' may be in the next
-         * cache line. */
         return (OVS_LIKELY(!f->rx_ts) ? now
-                : afxdp_tx_latency__(q, f->rx_ts, f->owner, now));
+                : afxdp_tx_latency__(q, f->rx_ts,
+                                     afxdp_pool_frame_owner(f), now));
     }
     bp = afxdp_big_packet_cast(packet);
     return (!bp || !bp->rx_ts ? now

@@ -387,7 +387,5 @@ afxdp_pool_count_waiting(void)
 void
 afxdp_pool_set_owner(struct afxdp_pool *pool, uint32_t owner)
 {
-    for (uint32_t i = 0; i < pool->n_frames; i++) {
-        pool->layout.frames[i].owner = owner;
-    }
+    pool->layout.owner = owner;
 }

@@ -114,15 +114,20 @@ bool afxdp_pool_uses_hugepages(const struct afxdp_pool *);
 
 /* What the pool keeps for each frame: OVS's packet and what the provider
  * keeps with it, side by side, so that the PMD reaches both through the
- * cache lines it touches anyway. */
-struct afxdp_pool_frame {
-    struct dp_packet_afxdp xp;      /* OVS's packet for the frame. */
+ * cache lines it touches anyway.  The array is cache-line aligned and each
+ * entry a whole number of cache lines, so every frame's members fall on the
+ * same lines: 'rx_ts', 'mpool' and the dp_packet's own first bytes (which
+ * OVS writes for every packet received) share one.  With OVS 3.1's
+ * dp_packet (560 bytes, 'md' at 48) an entry is 9 lines and 'md' starts a
+ * line, as its cache line markers intend: a received packet's metadata
+ * then takes 3 lines, where a 568-byte struct dp_packet_afxdp at any
+ * offset takes 4.3 on average. */
+OVS_ALIGNED_STRUCT(CACHE_LINE_SIZE, afxdp_pool_frame) {
     uint64_t rx_ts;                 /* CLOCK_MONOTONIC ns of the XDP hint
                                      * the frame arrived with, 0 if none.
                                      * Written by the rx queue that received
                                      * it, read by the sender. */
-    uint32_t owner;                 /* Id of the port the pool belongs to
-                                     * (afxdp_pool_set_owner()). */
+    struct dp_packet_afxdp xp;      /* OVS's packet for the frame. */
 };
 
 /* Fast-path accessors.  The layout is published so that they can be
@@ -134,6 +139,8 @@ struct afxdp_pool_layout {
     uint64_t frame_mask;            /* ~(frame_size - 1). */
     unsigned int frame_shift;       /* log2(frame_size). */
     uint64_t area_size;             /* n_frames << frame_shift. */
+    uint32_t owner;                 /* Id of the port the pool belongs to
+                                     * (afxdp_pool_set_owner()). */
 };
 
 const struct afxdp_pool_layout *afxdp_pool_layout(const struct afxdp_pool *);
@@ -172,6 +179,13 @@ afxdp_pool_frame(struct dp_packet_afxdp *xp)
  * The kernel only writes such descriptors; the check keeps a bad one (a
  * kernel or driver bug, or memory written by someone else) from making
  * OVS read outside the frame. */
+/* Returns the id of the port whose pool 'f' is in. */
+static inline uint32_t
+afxdp_pool_frame_owner(const struct afxdp_pool_frame *f)
+{
+    return afxdp_pool_layout(afxdp_pool_from_umem_pool(f->xp.mpool))->owner;
+}
+
 static inline bool
 afxdp_pool_rx_desc_ok(const struct afxdp_pool_layout *l, uint64_t addr,
                       uint32_t len, uint32_t min_len)
