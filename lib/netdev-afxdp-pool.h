@@ -173,12 +173,6 @@ afxdp_pool_frame(struct dp_packet_afxdp *xp)
     return CONTAINER_OF(xp, struct afxdp_pool_frame, xp);
 }
 
-/* True if a received descriptor, 'len' bytes at UMEM offset 'addr',
- * describes a frame OVS can take: inside the area, not running past the
- * end of its frame, and long enough for an Ethernet header ('min_len').
- * The kernel only writes such descriptors; the check keeps a bad one (a
- * kernel or driver bug, or memory written by someone else) from making
- * OVS read outside the frame. */
 /* Returns the id of the port whose pool 'f' is in. */
 static inline uint32_t
 afxdp_pool_frame_owner(const struct afxdp_pool_frame *f)
@@ -186,6 +180,12 @@ afxdp_pool_frame_owner(const struct afxdp_pool_frame *f)
     return afxdp_pool_layout(afxdp_pool_from_umem_pool(f->xp.mpool))->owner;
 }
 
+/* True if a received descriptor, 'len' bytes at UMEM offset 'addr',
+ * describes a frame OVS can take: inside the area, not running past the
+ * end of its frame, and long enough for an Ethernet header ('min_len').
+ * The kernel only writes such descriptors; the check keeps a bad one (a
+ * kernel or driver bug, or memory written by someone else) from making
+ * OVS read outside the frame. */
 static inline bool
 afxdp_pool_rx_desc_ok(const struct afxdp_pool_layout *l, uint64_t addr,
                       uint32_t len, uint32_t min_len)
