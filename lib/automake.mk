@@ -90,8 +90,10 @@ OVS_CONFIGURE_ARGS = \
 
 .PHONY: ovs-unpack ovs-overlay ovs-configure ovs-prepare ovs-build
 
-# Our patch series go with each tree but the reference one
-# (ovs-upstream-build sets this to no).
+# Our patch series go with each tree but the reference one, which gets
+# only the series' test fixes, the patches named *-tests-* (backports of
+# OVS's own later fixes to its tests, so that both providers run the same
+# suite): ovs-upstream-build sets this to tests.
 AFXDP_OVS_PATCH = yes
 
 ovs-unpack:
@@ -128,9 +130,13 @@ ovs-unpack:
 	  echo "$@: $$src is Open vSwitch $${version:-of unknown version}; supported versions: $$supported" >&2; \
 	  exit 1; \
 	fi; \
-	if test "$(AFXDP_OVS_PATCH)" = yes; then \
+	if test "$(AFXDP_OVS_PATCH)" != no; then \
 	  for p in $$dir/*.patch; do \
 	    test -f "$$p" || continue; \
+	    case "$(AFXDP_OVS_PATCH):$$p" in \
+	      tests:*-tests-*.patch | yes:*) ;; \
+	      *) continue ;; \
+	    esac; \
 	    echo "  PATCH    `basename $$p`"; \
 	    if ! patch -d $$tmp -p1 --forward --batch --no-backup-if-mismatch \
 	         -r - < $$p > $$tmp/.afxdp-patch.log 2>&1; then \
@@ -274,7 +280,7 @@ OVS_UPSTREAM_CONFIGURE_ARGS = \
 .PHONY: ovs-upstream-build
 ovs-upstream-build:
 	+@$(MAKE) --no-print-directory ovs-unpack \
-	  AFXDP_OVS_TREE='$(OVS_UPSTREAM_TREE)' AFXDP_OVS_PATCH=no
+	  AFXDP_OVS_TREE='$(OVS_UPSTREAM_TREE)' AFXDP_OVS_PATCH=tests
 	@$(call afxdp_ovs_configure,$(OVS_UPSTREAM_BUILDDIR),$(OVS_UPSTREAM_CONFIGURE_ARGS))
 	+$(MAKE) -C $(OVS_UPSTREAM_BUILDDIR) $(OVS_MAKE_JOBS) all
 
