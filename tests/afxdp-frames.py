@@ -49,6 +49,16 @@
       Like 'compare' for frames without a marker: each frame of SENT.pcap
       must appear in RECEIVED.pcap exactly as many times as in SENT.pcap.
 
+  pseudo-equal --src MAC --dst MAC --from ADDR --to ADDR --port N
+               [--count N] [--size N] OUT.pcap
+      Writes 'count' (default 16) UDP datagrams (IPv4, or IPv6 when the
+      addresses are) from ADDR to ADDR:N, each of 'size' payload bytes
+      (default 200, a different pattern in each), whose checksum is
+      complete and valid and yet equal to the folded sum of the
+      pseudo-header alone, the value a sender that leaves the sum to
+      offload puts there: the source port is chosen to make it so (one in
+      65535 is).  Each checksum is checked against scapy's own.
+
   corrupt IN.pcap OUT.pcap
       Copies IN.pcap, flipping the last byte of frame 1, dropping frame 2
       and sending frame 3 twice (used by the unit tests to show that
@@ -331,6 +341,68 @@ def cmd_compare_exact(args):
     return 1 if problems else 0
 
 
+def _sum16(data):
+    """The ones' complement sum of 'data' in 16-bit big-endian words (an
+    odd last byte padded with zero), folded to 16 bits, 0 for nothing."""
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while total > 0xFFFF:
+        total = (total & 0xFFFF) + (total >> 16)
+    return total
+
+
+def _pseudo_equal(ip_layer, ip_src, ip_dst, dport, payload):
+    """Returns the UDP datagram (scapy layer) from 'ip_src' to
+    'ip_dst':'dport' with 'payload' whose valid checksum equals the folded
+    pseudo-header sum (see 'pseudo-equal'), or None if no source port
+    gives one."""
+    import socket
+    from scapy.layers.inet import UDP
+
+    family = socket.AF_INET6 if ":" in ip_src else socket.AF_INET
+    length = 8 + len(payload)
+    src = socket.inet_pton(family, ip_src)
+    dst = socket.inet_pton(family, ip_dst)
+    pseudo = _sum16(src + dst + struct.pack("!HH", 17, length))
+    # The checksum field C = pseudo makes the datagram valid when the
+    # ones' complement sum of pseudo-header, header and payload is 0xffff
+    # (negative zero): pseudo + sport + dport + length + C + payload.
+    rest = _sum16(struct.pack("!HHHH", pseudo, dport, length, pseudo)
+                  + payload)
+    sport = 0xFFFF - rest          # sport + rest = 0xffff.
+    if sport == 0:
+        sport = 0xFFFF             # 0 and 0xffff are the same sum.
+    udp = UDP(sport=sport, dport=dport, len=length, chksum=pseudo)
+    # Cross-check with scapy: the checksum it computes itself.
+    mine = bytes(ip_layer / udp / payload)
+    theirs = bytes(ip_layer / UDP(sport=sport, dport=dport) / payload)
+    if mine != theirs or pseudo == 0:
+        return None
+    return udp
+
+
+def cmd_pseudo_equal(args):
+    Ether, _, IP, IPv6, _, Raw, _, wrpcap = _scapy()
+    ip = (IPv6(src=args.ip_from, dst=args.ip_to) if ":" in args.ip_from
+          else IP(src=args.ip_from, dst=args.ip_to))
+    frames = []
+    for i in range(args.count):
+        payload = bytes((i * 13 + k) & 0xFF for k in range(args.size))
+        udp = _pseudo_equal(ip, args.ip_from, args.ip_to, args.port, payload)
+        if udp is None:
+            sys.stderr.write("afxdp-frames: no source port gives datagram "
+                             "%d a checksum equal to its pseudo-header "
+                             "sum\n" % i)
+            return 1
+        frames.append(Ether(src=args.src, dst=args.dst) / ip / udp
+                      / Raw(payload))
+    wrpcap(args.out, frames)
+    print("%d UDP datagrams of %d bytes, checksum equal to the "
+          "pseudo-header sum" % (len(frames), args.size))
+    return 0
+
+
 def cmd_corrupt(args):
     Ether, _, _, _, _, _, _, wrpcap = _scapy()
     frames = _read(args.pcap)
@@ -383,6 +455,17 @@ def main():
     p.add_argument("sent")
     p.add_argument("received")
     p.set_defaults(func=cmd_compare_exact)
+
+    p = sub.add_parser("pseudo-equal")
+    p.add_argument("--src", required=True)
+    p.add_argument("--dst", required=True)
+    p.add_argument("--from", dest="ip_from", required=True)
+    p.add_argument("--to", dest="ip_to", required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--count", type=int, default=16)
+    p.add_argument("--size", type=int, default=200)
+    p.add_argument("out")
+    p.set_defaults(func=cmd_pseudo_equal)
 
     p = sub.add_parser("corrupt")
     p.add_argument("pcap")
