@@ -30,9 +30,12 @@
  * front of it, and the AF_XDP socket (bound with XDP_USE_SG) gets the rest
  * as further descriptors.  A veth refuses a program without the flag while
  * its peer's MTU is above what one page holds (about 3500 bytes).  The
- * flow offload parser (bpf/afxdp-parse.bpf.h) checks the IP lengths
- * against the first buffer only, so a multi-buffer frame never matches an
- * offloaded flow: it goes to the socket, counted as unparsed.
+ * flow offload parser (bpf/afxdp-parse.bpf.h) reads the headers in the
+ * first buffer and checks the IP lengths against all the buffers, so a
+ * multi-buffer frame matches offloaded flows as any other; it is
+ * redirected whole where the egress takes multi-buffer frames, and handed
+ * to the PMD where it does not (AFXDP_FLOW_OUT_NO_SG,
+ * bpf/afxdp-actions.bpf.h).
  *
  * Userspace (lib/afxdp-xdp.c) recognises a program of ours left behind by a
  * dead ovs-vswitchd by its name, so the two function names below must stay

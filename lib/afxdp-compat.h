@@ -113,6 +113,10 @@ struct afxdp_tx_metadata {
 #define AFXDP_NETDEV_XDP_ACT_NDO_XMIT_SG (1 << 6)       /* redirected to it,
                                                          * multi-buffer
                                                          * ones too. */
+#define AFXDP_NETDEV_A_DEV_XDP_ZC_MAX_SEGS 4            /* u32, Linux 6.6:
+                                                         * descriptors a
+                                                         * zero-copy packet
+                                                         * may span. */
 #define AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5   /* u64, Linux 6.3. */
 #define AFXDP_NETDEV_XDP_RX_METADATA_TIMESTAMP (1 << 0)
 #define AFXDP_NETDEV_XDP_RX_METADATA_HASH (1 << 1)

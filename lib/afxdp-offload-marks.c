@@ -75,20 +75,46 @@ afxdp_offload_marks_any(const struct afxdp_offload_marks *m)
     return m && !cmap_is_empty(&m->serials);
 }
 
-/* Returns a new serial (never 0) for a flow with OVS flow mark 'ovs_mark',
- * to be written into the program's flow entry. */
+/* True if 'serial' is in use in 'm'. */
+static bool
+afxdp_offload_marks_in_use(const struct afxdp_offload_marks *m,
+                           uint32_t serial)
+{
+    uint32_t ovs_mark;
+
+    return afxdp_offload_marks_lookup(m, serial, &ovs_mark);
+}
+
+/* Returns a new serial (never 0, never one in use) for a flow with OVS
+ * flow mark 'ovs_mark', to be written into the program's flow entry.
+ * Serials are given in turn, so one comes back only after 2^32 - 1 others
+ * were given; after that wrap-around, those still in use (a long-lived
+ * flow's) are skipped: two flows with one serial would give one flow's
+ * frames the other's mark.  A program holds far fewer flows than 2^32, so
+ * the search ends. */
 uint32_t
 afxdp_offload_marks_add(struct afxdp_offload_marks *m, uint32_t ovs_mark)
 {
     struct afxdp_offload_serial *s = xmalloc(sizeof *s);
 
-    s->serial = m->next++;
-    if (!m->next) {
-        m->next = 1;
-    }
+    do {
+        s->serial = m->next++;
+        if (!m->next) {
+            m->next = 1;
+        }
+    } while (afxdp_offload_marks_in_use(m, s->serial));
     s->ovs_mark = ovs_mark;
     cmap_insert(&m->serials, &s->node, hash_int(s->serial, 0));
     return s->serial;
+}
+
+/* Makes 'serial' (not 0) the next one that afxdp_offload_marks_add()
+ * tries: for tests, to reach the wrap-around without 2^32 additions. */
+void
+afxdp_offload_marks_set_next(struct afxdp_offload_marks *m, uint32_t serial)
+{
+    ovs_assert(serial);
+    m->next = serial;
 }
 
 /* Forgets 'serial', which no flow entry of the program holds any more:

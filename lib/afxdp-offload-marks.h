@@ -44,6 +44,8 @@ uint32_t afxdp_offload_marks_add(struct afxdp_offload_marks *,
                                  uint32_t ovs_mark);
 void afxdp_offload_marks_remove(struct afxdp_offload_marks *,
                                 uint32_t serial);
+void afxdp_offload_marks_set_next(struct afxdp_offload_marks *,
+                                  uint32_t serial);
 bool afxdp_offload_marks_any(const struct afxdp_offload_marks *);
 bool afxdp_offload_marks_lookup(const struct afxdp_offload_marks *,
                                 uint32_t serial, uint32_t *ovs_mark);

@@ -71,6 +71,7 @@ COVERAGE_DEFINE(afxdp_offload_egress_lost);
 COVERAGE_DEFINE(afxdp_offload_egress_regained);
 COVERAGE_DEFINE(afxdp_offload_masks_ranked);
 COVERAGE_DEFINE(afxdp_offload_grace_wait);
+COVERAGE_DEFINE(afxdp_offload_table_write_error);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
@@ -84,6 +85,11 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
  * of which there must be at least AFXDP_OFFLOAD_RANK_MIN_HITS. */
 #define AFXDP_OFFLOAD_RANK_MS 1000
 #define AFXDP_OFFLOAD_RANK_MIN_HITS 1000
+
+/* In 'slot_freed': the slot left the lookup order of 'table', but the
+ * program's table could not be written since; its grace period has not
+ * started. */
+#define AFXDP_OFFLOAD_SLOT_UNWRITTEN UINT64_MAX
 
 /* How many times a flow_put waits for a grace period, at most, for a mask
  * slot or a flow id to become free. */
@@ -142,6 +148,7 @@ struct afxdp_offload {
      * lookup order; 0 if it never was in it). */
     uint64_t slot_freed[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;
     uint64_t gone_seq OVS_GUARDED;  /* Bumped when an egress leaves OVS. */
+    uint64_t flush_seq OVS_GUARDED; /* Bumped by each flush. */
     struct hmap egress OVS_GUARDED; /* struct afxdp_offload_egress. */
     long long int next_rank OVS_GUARDED;    /* When to rank next. */
     uint64_t slot_hits[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;  /* At the last
@@ -156,6 +163,10 @@ struct afxdp_offload_egress {
     struct hmap_node node;          /* In 'egress', by 'ifindex'. */
     int ifindex;
     int refs;                       /* Installed flows that use it. */
+    uint64_t unused_since;          /* With no flows: the grace mark
+                                     * (afxdp_flow_table_grace_mark()) that
+                                     * must end before its devmap entry
+                                     * goes (afxdp_offload_egress_reap()). */
     bool veth;                      /* A veth: checked, see below. */
     long long int xmit_read_ms;     /* When 'xmit' was read. */
     uint64_t xmit;                  /* Frames it took from XDP redirects
@@ -327,7 +338,20 @@ afxdp_offload_write_table(struct afxdp_offload *o)
      * which its reads of the slot depend (afxdp_flow_lookup()). */
     atomic_thread_fence(memory_order_seq_cst);
     ret = bpf_map_update_elem(o->maps.masks_fd, &zero, &o->table, BPF_ANY);
-    return ret ? -ret : 0;
+    if (ret) {
+        COVERAGE_INC(afxdp_offload_table_write_error);
+        VLOG_WARN_RL(&rl, "%s: cannot write the XDP program's mask table "
+                     "(%s)", o->name, ovs_strerror(-ret));
+        return -ret;
+    }
+    /* Slots that left the order in 'o->table' have left the program's
+     * now: their grace period can start. */
+    for (int i = 0; i < AFXDP_FLOW_MAX_MASKS; i++) {
+        if (o->slot_freed[i] == AFXDP_OFFLOAD_SLOT_UNWRITTEN) {
+            o->slot_freed[i] = afxdp_flow_table_grace_mark();
+        }
+    }
+    return 0;
 }
 
 /* Finds a slot for 'mask' and stores it in '*slotp': the one in use that
@@ -384,19 +408,32 @@ afxdp_offload_get_slot(struct afxdp_offload *o,
     return 0;
 }
 
-/* Puts 'slot' at the end of the lookup order. */
-static void
+/* Takes a reference to 'slot'; the first one puts it at the end of the
+ * lookup order.  Returns 0, or an errno if the program's table could not
+ * be written (then nothing changed). */
+static int
 afxdp_offload_slot_use(struct afxdp_offload *o, int slot)
     OVS_REQUIRES(o->mutex)
 {
-    if (!o->slot_refs[slot]++) {
+    if (!o->slot_refs[slot]) {
+        int error;
+
         /* Where AFXDP_FLOW_ORDER_END was. */
         o->table.order[o->table.n_masks++] = slot;
-        afxdp_offload_write_table(o);
+        error = afxdp_offload_write_table(o);
+        if (error) {
+            o->table.order[--o->table.n_masks] = AFXDP_FLOW_ORDER_END;
+            return error;
+        }
     }
+    o->slot_refs[slot]++;
+    return 0;
 }
 
-/* Drops a reference to 'slot'; the last one takes it out of the order. */
+/* Drops a reference to 'slot'; the last one takes it out of the order.
+ * If the program's table cannot be written, the slot waits, unusable,
+ * until a later write succeeds (afxdp_offload_write_table()): the program
+ * may still look it up. */
 static void
 afxdp_offload_slot_unuse(struct afxdp_offload *o, int slot)
     OVS_REQUIRES(o->mutex)
@@ -413,8 +450,8 @@ afxdp_offload_slot_unuse(struct afxdp_offload *o, int slot)
             break;
         }
     }
+    o->slot_freed[slot] = AFXDP_OFFLOAD_SLOT_UNWRITTEN;
     afxdp_offload_write_table(o);
-    o->slot_freed[slot] = afxdp_flow_table_grace_mark();
 }
 
 static struct afxdp_offload_egress *
@@ -431,7 +468,24 @@ afxdp_offload_egress_find(struct afxdp_offload *o, int ifindex)
     return NULL;
 }
 
-/* Takes a reference to 'ifindex' in the devmap.  Returns 0 or an errno. */
+/* True if some devmap entry of 'o' has no flows. */
+static bool
+afxdp_offload_egress_any_unused(const struct afxdp_offload *o)
+    OVS_REQUIRES(o->mutex)
+{
+    const struct afxdp_offload_egress *eg;
+
+    HMAP_FOR_EACH (eg, node, &o->egress) {
+        if (!eg->refs) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Takes a reference to 'ifindex' in the devmap.  Returns 0, EAGAIN if the
+ * devmap is full but entries without flows leave it after a grace period,
+ * or another errno. */
 static int
 afxdp_offload_egress_ref(struct afxdp_offload *o, int ifindex)
     OVS_REQUIRES(o->mutex)
@@ -440,11 +494,19 @@ afxdp_offload_egress_ref(struct afxdp_offload *o, int ifindex)
     uint32_t key = ifindex, value = ifindex;
     int ret;
 
-    if (!eg) {
+    if (!eg || !eg->refs) {
+        /* Written again for an entry kept after its last flow (it is
+         * there, unless the kernel took it with a device deleted). */
         ret = bpf_map_update_elem(o->maps.egress_fd, &key, &value, BPF_ANY);
+        if (ret == -E2BIG && afxdp_offload_egress_any_unused(o)) {
+            /* Full of entries that await the end of a grace period. */
+            return EAGAIN;
+        }
         if (ret) {
             return -ret;
         }
+    }
+    if (!eg) {
         eg = xzalloc(sizeof *eg);
         eg->ifindex = ifindex;
         eg->veth = afxdp_veth_xdp_xmit(ifindex, &eg->xmit);
@@ -455,17 +517,42 @@ afxdp_offload_egress_ref(struct afxdp_offload *o, int ifindex)
     return 0;
 }
 
+/* Drops a reference to 'ifindex'.  The last one does not take the entry
+ * out of the devmap at once: the program may be running with the flow
+ * entry that was just removed, about to redirect a frame to it, and a
+ * flow modified (removed, then added with the same egress) must not drop
+ * the frames in flight.  The entry goes after a grace period
+ * (afxdp_offload_egress_reap()), as mask slots and flow ids do. */
 static void
 afxdp_offload_egress_unref(struct afxdp_offload *o, int ifindex)
     OVS_REQUIRES(o->mutex)
 {
     struct afxdp_offload_egress *eg = afxdp_offload_egress_find(o, ifindex);
-    uint32_t key = ifindex;
 
     if (eg && !--eg->refs) {
-        bpf_map_delete_elem(o->maps.egress_fd, &key);
-        hmap_remove(&o->egress, &eg->node);
-        free(eg);
+        eg->unused_since = afxdp_flow_table_grace_mark();
+    }
+}
+
+/* Takes out of the devmap the entries that no flow used during a whole
+ * grace period. */
+static void
+afxdp_offload_egress_reap(struct afxdp_offload *o)
+    OVS_REQUIRES(o->mutex)
+{
+    struct afxdp_offload_egress *eg;
+
+    HMAP_FOR_EACH_SAFE (eg, node, &o->egress) {
+        if (!eg->refs && afxdp_flow_table_grace_done(eg->unused_since)) {
+            uint32_t key = eg->ifindex;
+
+            if (o->attached) {
+                /* ENOENT if the kernel took it with its device. */
+                bpf_map_delete_elem(o->maps.egress_fd, &key);
+            }
+            hmap_remove(&o->egress, &eg->node);
+            free(eg);
+        }
     }
 }
 
@@ -534,6 +621,7 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     if (!o->attached || (flow->partial && !o->marks)) {
         return EOPNOTSUPP;
     }
+    afxdp_offload_egress_reap(o);
     error = afxdp_offload_get_slot(o, &flow->mask, &slot);
     if (error) {
         if (error == ENOSPC) {
@@ -568,7 +656,15 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
         }
         return error;
     }
-    afxdp_offload_slot_use(o, slot);
+    error = afxdp_offload_slot_use(o, slot);
+    if (error) {
+        afxdp_flow_table_remove(o->flow_table, &flow->place);
+        afxdp_offload_forget_serial(o, flow);
+        if (flow->entry.out_ifindex) {
+            afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
+        }
+        return error;
+    }
     flow->slot = slot;
     flow->seen_packets = 0;
     flow->probe_packets = 0;
@@ -685,6 +781,22 @@ afxdp_offload_remove(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     free(flow);
 }
 
+/* Puts 'flow' into 'o->flows', replacing (and removing from the program)
+ * any flow with its ufid there.  Only afxdp_offload_flow_put() adds flows,
+ * and OVS puts a given ufid from one offload thread only, so there is none
+ * but by a caller's mistake. */
+static void
+afxdp_offload_insert(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
+    OVS_REQUIRES(o->mutex)
+{
+    struct afxdp_offload_flow *same = afxdp_offload_find(o, &flow->ufid);
+
+    if (same) {
+        afxdp_offload_remove(o, same);
+    }
+    hmap_insert(&o->flows, &flow->node, afxdp_ufid_hash(&flow->ufid));
+}
+
 /* Reads the program's hits per mask slot, summed over CPUs, into 'hits'.
  * Returns false if it cannot. */
 static bool
@@ -768,9 +880,16 @@ afxdp_offload_rank(struct afxdp_offload *o)
     before = afxdp_offload_order_cost(o->table.order, n, d);
     after = afxdp_offload_order_cost(order, n, d);
     if (after * 5 <= before * 4) {
-        COVERAGE_INC(afxdp_offload_masks_ranked);
+        uint8_t old_order[AFXDP_FLOW_MAX_MASKS];
+
+        memcpy(old_order, o->table.order, n);
         memcpy(o->table.order, order, n);
-        afxdp_offload_write_table(o);
+        if (afxdp_offload_write_table(o)) {
+            /* The program keeps the order it had. */
+            memcpy(o->table.order, old_order, n);
+            return;
+        }
+        COVERAGE_INC(afxdp_offload_masks_ranked);
         VLOG_DBG("%s: masks ranked by hits: %"PRIu64" lookups instead of "
                  "%"PRIu64" for the last %"PRIu64" frames", o->name, after,
                  before, total);
@@ -1035,6 +1154,7 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
 {
     struct afxdp_offload_flow *flow, *old;
     struct afxdp_offload *o;
+    uint64_t flush_seq;
     const char *why;
     int error;
 
@@ -1075,12 +1195,18 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
                     netdev_get_name(netdev), flow->full.out_ifindex);
     }
     /* A modification replaces the flow with the same ufid; its counts
-     * carry over. */
+     * carry over.  The old flow leaves 'o->flows' before anything can
+     * release 'o->mutex' (afxdp_offload_install_wait()): while it waits, a
+     * flush (in another offload thread) or afxdp_offload_rechoose() must
+     * neither free nor reinstall it.  It is ours until put back or freed
+     * below. */
     old = afxdp_offload_find(o, ufid);
     if (old) {
         afxdp_offload_uninstall(o, old);
         flow->base = old->base;
+        hmap_remove(&o->flows, &old->node);
     }
+    flush_seq = o->flush_seq;
     if (flow->partial && !o->marks) {
         COVERAGE_INC(afxdp_offload_refused_action);
         VLOG_DBG_RL(&rl, "%s: flow not offloaded: %s and the port's XDP "
@@ -1096,6 +1222,12 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
                         ovs_strerror(error));
         }
     }
+    if (o->flush_seq != flush_seq) {
+        /* OVS flushed the port's flows while we waited: the old flow goes
+         * as a flush would have taken it. */
+        free(old);
+        old = NULL;
+    }
     if (error) {
         if (old) {
             /* The old actions leave the program, but not the counts XDP
@@ -1104,14 +1236,12 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
              * until OVS puts or deletes the flow again (or the port
              * goes). */
             old->stale = true;
+            afxdp_offload_insert(o, old);
         }
         free(flow);
     } else {
-        if (old) {
-            hmap_remove(&o->flows, &old->node);
-            free(old);
-        }
-        hmap_insert(&o->flows, &flow->node, afxdp_ufid_hash(ufid));
+        free(old);
+        afxdp_offload_insert(o, flow);
     }
     ovs_mutex_unlock(&o->mutex);
     return error;
@@ -1168,6 +1298,7 @@ afxdp_offload_flow_get(struct netdev *netdev, const ovs_u128 *ufid,
         }
     }
     afxdp_offload_rank(o);
+    afxdp_offload_egress_reap(o);
     ovs_mutex_unlock(&o->mutex);
     if (broken) {
         afxdp_offload_egress_changed(broken);
@@ -1197,6 +1328,7 @@ afxdp_offload_flow_del(struct netdev *netdev, const ovs_u128 *ufid,
         }
         afxdp_offload_remove(o, flow);
     }
+    afxdp_offload_egress_reap(o);
     ovs_mutex_unlock(&o->mutex);
     return error;
 }
@@ -1211,6 +1343,7 @@ afxdp_offload_flow_flush(struct netdev *netdev)
         return ENODEV;
     }
     ovs_mutex_lock(&o->mutex);
+    o->flush_seq++;
     HMAP_FOR_EACH_SAFE (flow, node, &o->flows) {
         afxdp_offload_remove(o, flow);
     }

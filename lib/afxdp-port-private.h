@@ -118,6 +118,12 @@ struct netdev_afxdp_tx_lock {
         uint32_t tx_room;                       /* Bytes a sent descriptor
                                                  * holds: 'frame_size' less
                                                  * 'tx_headroom'. */
+        uint32_t tx_max_descs;                  /* Descriptors a sent
+                                                 * packet may span: up to
+                                                 * AFXDP_XSK_TX_MAX_FRAGS in
+                                                 * copy mode, the driver's
+                                                 * zero-copy limit (1 if
+                                                 * unknown) otherwise. */
         atomic_uint64_t tx_csum_offloaded;      /* Packets sent with a TX
                                                  * metadata checksum
                                                  * request. */

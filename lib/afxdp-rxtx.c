@@ -656,20 +656,11 @@ afxdp_txq_reap(struct netdev_afxdp_tx_lock *q)
 {
     struct afxdp_xsk *xsk = q->xsk;
     uint64_t addrs[NETDEV_MAX_BURST * 2];
-    uint32_t n, idx;
 
-    while (xsk->tx_in_flight) {
-        n = xsk_ring_cons__peek(&xsk->comp, ARRAY_SIZE(addrs), &idx);
-        if (!n) {
-            break;
-        }
-        for (uint32_t i = 0; i < n; i++) {
-            addrs[i] = afxdp_pool_frame_addr(
-                q->layout, *xsk_ring_cons__comp_addr(&xsk->comp, idx + i));
-        }
-        xsk_ring_cons__release(&xsk->comp, n);
-        afxdp_pool_put(q->pool, addrs, n);
-        afxdp_xsk_tx_completed(xsk, n);
+    while (xsk->tx_in_flight
+           && afxdp_xsk_reap(xsk, q->pool, q->layout, addrs,
+                             ARRAY_SIZE(addrs))) {
+        continue;
     }
 }
 
@@ -769,8 +760,7 @@ afxdp_tx_n_descs(const struct netdev_afxdp_tx_lock *q, uint32_t size)
     }
     atomic_read_relaxed(CONST_CAST(atomic_uint32_t *, &q->tx_max_len), &max);
     n = DIV_ROUND_UP(size, q->tx_room);
-    return (q->xsk->sg && size <= max && n <= AFXDP_XSK_TX_MAX_FRAGS
-            ? n : 0);
+    return q->xsk->sg && size <= max && n <= q->tx_max_descs ? n : 0;
 }
 
 /* Returns how many of the 'n' packets whose descriptor counts are in

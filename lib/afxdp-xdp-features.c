@@ -173,6 +173,33 @@ afxdp_netdev_genl_dev_get(int family_id, int ifindex, struct ofpbuf **replyp)
     return error;
 }
 
+int
+afxdp_netdev_genl_dev_attr(int ifindex, uint16_t type, uint64_t *value)
+{
+    const struct nlattr *attr;
+    struct ofpbuf *reply;
+    int family_id = 0;          /* Looked up anew each time (no cache). */
+    int error;
+
+    error = nl_lookup_genl_family(AFXDP_NETDEV_GENL_NAME, &family_id);
+    if (!error) {
+        error = afxdp_netdev_genl_dev_get(family_id, ifindex, &reply);
+    }
+    if (error) {
+        return error;
+    }
+    attr = nl_attr_find(reply, NLMSG_HDRLEN + GENL_HDRLEN, type);
+    if (attr && nl_attr_get_size(attr) == sizeof(uint64_t)) {
+        *value = nl_attr_get_u64(attr);
+    } else if (attr && nl_attr_get_size(attr) == sizeof(uint32_t)) {
+        *value = nl_attr_get_u32(attr);
+    } else {
+        error = ENOENT;
+    }
+    ofpbuf_delete(reply);
+    return error;
+}
+
 /* Asks the kernel for the features of 'ifindex'.  Returns 0 or a positive
  * errno (ENODEV if there is no such device). */
 static int

@@ -55,6 +55,13 @@ struct ofpbuf;
 int afxdp_netdev_genl_dev_get(int family_id, int ifindex,
                               struct ofpbuf **replyp);
 
+/* Asks the "netdev" family for attribute 'type' (AFXDP_NETDEV_A_DEV_*, a
+ * u32 or a u64) of device 'ifindex' and stores it in '*value'.  Returns 0
+ * or a positive errno: ENOENT if the kernel does not give it (an older
+ * kernel, or a device without it).  Main thread only, like every genl
+ * family lookup of OVS's netlink library. */
+int afxdp_netdev_genl_dev_attr(int ifindex, uint16_t type, uint64_t *value);
+
 /* Looks up the "netdev" family and its "mgmt" group.  Main thread, once
  * (later calls do nothing), before any other call. */
 void afxdp_xdp_features_init(void);

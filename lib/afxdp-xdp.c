@@ -638,28 +638,8 @@ afxdp_xdp_attach_ordinary(struct afxdp_xdp *xdp, char **msgp)
 static int
 afxdp_xdp_rx_metadata_features(int ifindex, uint64_t *features)
 {
-    const struct nlattr *attr;
-    struct ofpbuf *reply;
-    int family = 0;             /* Looked up anew each time (no cache). */
-    int error;
-
-    error = nl_lookup_genl_family(AFXDP_NETDEV_GENL_NAME, &family);
-    if (!error) {
-        error = afxdp_netdev_genl_dev_get(family, ifindex, &reply);
-    }
-    if (error) {
-        return error;
-    }
-
-    attr = nl_attr_find(reply, NLMSG_HDRLEN + GENL_HDRLEN,
-                        AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES);
-    if (attr && nl_attr_get_size(attr) == sizeof(uint64_t)) {
-        *features = nl_attr_get_u64(attr);
-    } else {
-        error = ENOENT;
-    }
-    ofpbuf_delete(reply);
-    return error;
+    return afxdp_netdev_genl_dev_attr(
+        ifindex, AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES, features);
 }
 
 /* Returns a malloc'd afxdp_xdp_hints_desc() for 'xdp'; 'why' is why a

@@ -42,6 +42,7 @@ VLOG_DEFINE_THIS_MODULE(afxdp_xsk);
 /* Frames that came back through a completion ring although they were not
  * in flight: an accounting bug, ours or the kernel's. */
 COVERAGE_DEFINE(afxdp_tx_overcompleted);
+COVERAGE_DEFINE(afxdp_tx_comp_bad_addr);
 
 /* A queue that was bound a moment ago may still be busy in the kernel
  * (EBUSY for tens of milliseconds after close): retry this long. */
@@ -538,21 +539,11 @@ afxdp_xsk_drain_tx(struct afxdp_xsk *xsk, struct afxdp_pool *pool)
     uint64_t addrs[64];
 
     while (xsk->tx_in_flight && time_msec() < deadline) {
-        uint32_t idx, n;
-
         if (sendto(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0
             && errno != EAGAIN && errno != EBUSY && errno != ENOBUFS) {
             break;
         }
-        n = xsk_ring_cons__peek(&xsk->comp, ARRAY_SIZE(addrs), &idx);
-        for (uint32_t i = 0; i < n; i++) {
-            addrs[i] = afxdp_pool_frame_addr(
-                l, *xsk_ring_cons__comp_addr(&xsk->comp, idx + i));
-        }
-        xsk_ring_cons__release(&xsk->comp, n);
-        afxdp_pool_put(pool, addrs, n);
-        afxdp_xsk_tx_completed(xsk, n);
-        if (!n) {
+        if (!afxdp_xsk_reap(xsk, pool, l, addrs, ARRAY_SIZE(addrs))) {
             xnanosleep(1000 * 1000);
         }
     }
@@ -761,4 +752,28 @@ afxdp_xsk_tx_overcompleted(struct afxdp_xsk *xsk, uint32_t n)
                  "the completion ring but only %"PRIu32" were in flight",
                  xsk->queue_id, n, xsk->tx_in_flight);
     xsk->tx_in_flight = 0;
+}
+
+/* Of the 'n' completed frames 'addrs' of 'xsk', some lie outside the UMEM
+ * whose layout is 'l' (afxdp_xsk_reap()): counts and logs those, moves the
+ * others to the front of 'addrs' and returns how many they are. */
+uint32_t
+afxdp_xsk_comp_bad(struct afxdp_xsk *xsk, uint64_t addrs[], uint32_t n,
+                   const struct afxdp_pool_layout *l)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+    uint32_t good = 0;
+
+    for (uint32_t i = 0; i < n; i++) {
+        if (addrs[i] < l->area_size) {
+            addrs[good++] = addrs[i];
+        } else {
+            VLOG_WARN_RL(&rl, "queue %"PRIu32": the completion ring "
+                         "returned address %#"PRIx64", outside the UMEM "
+                         "(%#"PRIx64" bytes); the frame is not reused",
+                         xsk->queue_id, addrs[i], l->area_size);
+        }
+    }
+    COVERAGE_ADD(afxdp_tx_comp_bad_addr, n - good);
+    return good;
 }

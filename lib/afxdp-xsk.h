@@ -164,6 +164,8 @@ int afxdp_xsk_get_busy_poll(const struct afxdp_xsk *,
                             struct afxdp_busy_poll *);
 
 void afxdp_xsk_tx_overcompleted(struct afxdp_xsk *, uint32_t n);
+uint32_t afxdp_xsk_comp_bad(struct afxdp_xsk *, uint64_t addrs[],
+                            uint32_t n, const struct afxdp_pool_layout *);
 
 /* Records that 'n' frames sent on 'xsk' came back through its completion
  * ring.  Called by the owner of the tx and completion rings. */
@@ -175,6 +177,37 @@ afxdp_xsk_tx_completed(struct afxdp_xsk *xsk, uint32_t n)
     } else {
         afxdp_xsk_tx_overcompleted(xsk, n);
     }
+}
+
+/* Takes at most 'max' frames that the kernel finished sending off the
+ * completion ring of 'xsk', puts them back into 'pool' (whose layout is
+ * 'l') and returns how many it took.  'addrs' is room for 'max'.  Each
+ * address is checked to lie inside the UMEM, as received descriptors are
+ * (afxdp_pool_rx_desc_ok()): the kernel only returns what it was given,
+ * so a bad one is a kernel or driver bug, or memory written by someone
+ * else; it is counted and left out rather than corrupting the pool. */
+static inline uint32_t
+afxdp_xsk_reap(struct afxdp_xsk *xsk, struct afxdp_pool *pool,
+               const struct afxdp_pool_layout *l, uint64_t addrs[],
+               uint32_t max)
+{
+    uint32_t n, idx, bad = 0;
+
+    n = xsk_ring_cons__peek(&xsk->comp, max, &idx);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t addr = *xsk_ring_cons__comp_addr(&xsk->comp, idx + i);
+
+        bad |= addr >= l->area_size;
+        addrs[i] = afxdp_pool_frame_addr(l, addr);
+    }
+    xsk_ring_cons__release(&xsk->comp, n);
+    afxdp_xsk_tx_completed(xsk, n);
+    if (OVS_UNLIKELY(bad)) {
+        afxdp_pool_put(pool, addrs, afxdp_xsk_comp_bad(xsk, addrs, n, l));
+    } else if (n) {
+        afxdp_pool_put(pool, addrs, n);
+    }
+    return n;
 }
 
 #endif /* afxdp-xsk.h */

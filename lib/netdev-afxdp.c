@@ -83,6 +83,7 @@
 #include "afxdp-stats.h"
 #include "afxdp-txgso.h"
 #include "afxdp-xdp.h"
+#include "afxdp-xdp-features.h"
 #include "afxdp-xsk.h"
 #include "afxdp-xsk-umem.h"
 #include "coverage.h"
@@ -200,13 +201,18 @@ netdev_afxdp_destruct(struct netdev *netdev_)
     struct afxdp_port *port = afxdp_port_lookup(netdev_);
 
     if (port) {
-        ovs_mutex_lock(&dev->mutex);
-        afxdp_port_close(port, dev);
-        ovs_mutex_unlock(&dev->mutex);
-
+        /* Out of the registry first: the link notifier and the fatal
+         * signal hook reach ports only through it, holding
+         * 'afxdp_ports_mutex', and the notifier writes into the queue
+         * array that afxdp_port_close() frees.  This may run in any thread
+         * that drops the last reference to the netdev. */
         ovs_mutex_lock(&afxdp_ports_mutex);
         hmap_remove(&afxdp_ports, &port->node);
         ovs_mutex_unlock(&afxdp_ports_mutex);
+
+        ovs_mutex_lock(&dev->mutex);
+        afxdp_port_close(port, dev);
+        ovs_mutex_unlock(&dev->mutex);
 
         /* Other ports' flows must not send to a port OVS no longer has. */
         afxdp_offload_egress_gone(port->ifindex);
@@ -270,6 +276,23 @@ afxdp_port_set_tx_max_len(struct afxdp_port *port, int mtu)
         atomic_store_relaxed(&queues[i].tx_max_len, len);
         atomic_store_relaxed(&queues[i].tx_mtu, mtu > 0 ? mtu : 0);
     }
+}
+
+/* Returns how many descriptors a packet sent on a zero-copy socket of
+ * device 'ifindex' may span: what the driver says (its xdp_zc_max_segs,
+ * Linux 6.6), at most AFXDP_XSK_TX_MAX_FRAGS; 1 if it does not say, so
+ * that no packet is sent in more descriptors than it may take. */
+static uint32_t
+afxdp_port_zc_max_segs(int ifindex)
+{
+    uint64_t segs;
+
+    if (afxdp_netdev_genl_dev_attr(ifindex,
+                                   AFXDP_NETDEV_A_DEV_XDP_ZC_MAX_SEGS,
+                                   &segs) || !segs) {
+        return 1;
+    }
+    return MIN(segs, AFXDP_XSK_TX_MAX_FRAGS);
 }
 
 /* Called by lib/netdev-linux.c, with the netdev's mutex held, before it
@@ -741,6 +764,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     enum afxdp_xdp_mode attach[2];
     size_t n_attach = afxdp_attach_modes(cfg->xdp_mode, attach);
     char *pool_err = NULL;
+    uint32_t zc_max_segs;
     int error = 0, n;
 
     *errp = NULL;
@@ -807,6 +831,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     afxdp_port_note_modes(port);
     afxdp_port_set_tx_offloads(port);
     afxdp_port_open_gso(port);
+    zc_max_segs = afxdp_port_zc_max_segs(port->ifindex);
     atomic_store_relaxed(&port->ifindex_for_signal, port->ifindex);
     atomic_store_relaxed(&port->link_ifindex, port->ifindex);
     atomic_store_relaxed(&port->link_max_mtu,
@@ -823,6 +848,8 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         q->frame_size = AFXDP_CONFIG_FRAME_SIZE;
         q->tx_headroom = q->xsk->tx_metadata_len;
         q->tx_room = q->frame_size - q->tx_headroom;
+        q->tx_max_descs = (q->xsk->zero_copy ? zc_max_segs
+                           : AFXDP_XSK_TX_MAX_FRAGS);
         q->tx_gso_fd = port->tx_gso_fd;
         q->hints = port->hints_dec;
         q->rx_csum_fix = cfg->rx_csum_partial;
@@ -920,8 +947,8 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
 {
     struct netdev_linux *dev = netdev_linux_cast(netdev);
     struct afxdp_port *port = afxdp_port_lookup(netdev);
+    int error, numa_id, ifindex, old_ifindex, replaced_ifindex = 0;
     char *msg = NULL;
-    int error, numa_id, ifindex;
 
     if (!port) {
         return ENODEV;
@@ -936,10 +963,19 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
         if (!ifindex) {
             /* Keep the port as it is, queues and all, until a device of
              * its name appears (see "Device removal" at the top). */
-            if (!port->dev_gone) {
+            bool was_gone = port->dev_gone;
+
+            if (!was_gone) {
                 afxdp_port_mark_gone(port, dev);
             }
+            old_ifindex = port->ifindex;
             ovs_mutex_unlock(&dev->mutex);
+            if (!was_gone) {
+                /* The kernel took the device out of every devmap: flows
+                 * of other ports that XDP redirected to it would drop
+                 * every frame, unseen, and count them as forwarded. */
+                afxdp_offload_egress_gone(old_ifindex);
+            }
             return 0;
         }
         if (ifindex == port->ifindex && !port->dev_gone
@@ -953,6 +989,11 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
             VLOG_INFO("%s: the device is back (index %d, was %d); reopening "
                       "the port on it", netdev_get_name(netdev), ifindex,
                       port->ifindex);
+            if (ifindex != port->ifindex) {
+                /* Re-created while we did not look (a container
+                 * restarted): the flows to the old device must go. */
+                replaced_ifindex = port->ifindex;
+            }
         }
     }
 
@@ -999,6 +1040,9 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     }
     netdev_change_seq_changed(netdev);
     ovs_mutex_unlock(&dev->mutex);
+    if (replaced_ifindex) {
+        afxdp_offload_egress_gone(replaced_ifindex);
+    }
     return error;
 }
 

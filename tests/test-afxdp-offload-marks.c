@@ -73,8 +73,36 @@ test_afxdp_offload_marks_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         check_lookup(m, c, false, 0);
     }
     check_lookup(m, b, true, 7);
-    afxdp_offload_marks_remove(m, b);
     printf("serials: ok\n");
+
+    /* Wrap-around: the counter comes back to 1 while B (a long-lived
+     * flow) still has its serial, and to the serials of C and D, added
+     * just before the wrap, still in use too.  None is given twice. */
+    afxdp_offload_marks_set_next(m, UINT32_MAX - 1);
+    c = afxdp_offload_marks_add(m, 8);
+    ovs_assert(c == UINT32_MAX - 1);
+    a = afxdp_offload_marks_add(m, 9);
+    ovs_assert(a == UINT32_MAX);
+    afxdp_offload_marks_set_next(m, b);
+    for (int i = 0; i < 3; i++) {
+        uint32_t d = afxdp_offload_marks_add(m, 10 + i);
+
+        ovs_assert(d && d != b && d != c && d != a);
+        check_lookup(m, d, true, 10 + i);
+        afxdp_offload_marks_remove(m, d);
+    }
+    afxdp_offload_marks_set_next(m, UINT32_MAX - 1);
+    c = afxdp_offload_marks_add(m, 11);
+    ovs_assert(c != UINT32_MAX - 1 && c != UINT32_MAX && c != b && c);
+    check_lookup(m, b, true, 7);
+    check_lookup(m, UINT32_MAX - 1, true, 8);
+    check_lookup(m, UINT32_MAX, true, 9);
+    check_lookup(m, c, true, 11);
+    afxdp_offload_marks_remove(m, UINT32_MAX - 1);
+    afxdp_offload_marks_remove(m, UINT32_MAX);
+    afxdp_offload_marks_remove(m, c);
+    afxdp_offload_marks_remove(m, b);
+    printf("wrap-around: ok\n");
 
     afxdp_offload_marks_destroy(m);
     ovsrcu_exit();
