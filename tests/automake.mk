@@ -32,6 +32,7 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-queues.at \
 	tests/afxdp-system-hints.at \
 	tests/afxdp-system-offload.at \
+	tests/afxdp-system-offload-egress.at \
 	tests/afxdp-system-controller.at \
 	tests/afxdp-system-ovn.at \
 	tests/afxdp-system-faults.at \
