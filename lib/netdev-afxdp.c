@@ -226,6 +226,30 @@ netdev_afxdp_destruct(struct netdev *netdev_)
     ovs_mutex_destroy(&dev->mutex);
 }
 
+/* Called by OVS 3.7+'s dpif-offload glue (lib/afxdp-offload-dpif.c) in the
+ * main thread when the datapath has removed 'netdev': no PMD thread polls
+ * or sends on it any more.  Closes its sockets and XDP program now rather
+ * than when the last reference goes, which the glue's own reference delays
+ * by an RCU grace period: the link changes of that teardown (the program
+ * leaving the device) would otherwise reach the bridge tens of
+ * milliseconds later, where each makes it retry every interface that
+ * failed, logging the same error again.  Should the datapath take the
+ * netdev back (the bridge re-adds an interface for another OpenFlow port
+ * number), the reconfiguration requested here opens it again. */
+void
+afxdp_port_left_datapath(struct netdev *netdev_)
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev_);
+    struct afxdp_port *port = afxdp_port_lookup(netdev_);
+
+    if (port) {
+        ovs_mutex_lock(&dev->mutex);
+        afxdp_port_close(port, dev);
+        ovs_mutex_unlock(&dev->mutex);
+        netdev_request_reconfigure(netdev_);
+    }
+}
+
 /* Returns the MTU of device 'name', or 0 if it cannot be read. */
 static int
 afxdp_device_mtu(const char *name)
