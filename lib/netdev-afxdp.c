@@ -855,7 +855,14 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     afxdp_port_note_modes(port);
     afxdp_port_set_tx_offloads(port);
     afxdp_port_open_gso(port);
-    zc_max_segs = afxdp_port_zc_max_segs(port->ifindex);
+    zc_max_segs = 1;
+    for (int i = 0; i < n; i++) {
+        if (port->xsks->xsks[i]->zero_copy) {
+            /* Asked only then: the query keeps a netlink socket open. */
+            zc_max_segs = afxdp_port_zc_max_segs(port->ifindex);
+            break;
+        }
+    }
     atomic_store_relaxed(&port->ifindex_for_signal, port->ifindex);
     atomic_store_relaxed(&port->link_ifindex, port->ifindex);
     atomic_store_relaxed(&port->link_max_mtu,
