@@ -15,7 +15,7 @@
 # limitations under the License.
 
 # afxdp-upstream-suite.sh run [OPTION...] OVS_TREE OUTDIR [SELECTION...]
-# afxdp-upstream-suite.sh compare OURS_RESULTS UPSTREAM_RESULTS
+# afxdp-upstream-suite.sh compare [--log-filter FILE] OURS_RESULTS UPSTREAM_RESULTS
 # afxdp-upstream-suite.sh reason LOG
 #
 # 'run' runs Open vSwitch's own AF_XDP system test suite
@@ -66,7 +66,11 @@
 # passed, "NUMBER passed on recheck; first: REASON" (the reason from
 # FIRST_REASONS).
 #
-# 'compare' takes two 'results' files written by 'run'.  It lists the tests
+# 'compare [--log-filter FILE]' takes two 'results' files written by 'run'.
+# With --log-filter, a test that upstream's provider failed only at the
+# final check of ovs-vswitchd's log, because of lines that all match the
+# extended regular expressions in FILE (what that provider logs on this
+# machine: tests/afxdp-upstream-suite-filter.txt), counts as passed by it.  It lists the tests
 # passing only with ours, counts how ours fared on the tests that upstream's
 # provider failed only at the final log check (when upstream's 'reasons'
 # file is beside its results), then lists the tests that passed in
@@ -386,12 +390,61 @@ recheck_merge() {
         }' "$2" "$1" "$3"
 }
 
+# log_filtered LOG FILTER: true if the failed test whose suite log is LOG
+# failed only at the final check of ovs-vswitchd's log, and every line that
+# check found matches one of the extended regular expressions of FILTER
+# (the line without its timestamp and sequence number, as reason_of
+# prints it).
+log_filtered() {
+    sed -n '/^## Detailed failed tests/,/^## config.log/p' "$1" |
+    awk -v filter="$2" '
+        BEGIN {
+            while ((getline re < filter) > 0)
+                if (re !~ /^(#|$)/) pat[++n] = re
+        }
+        /^[^ ]*\.at:[0-9]+: (hard failure|exit code was)/ { next }
+        /^[^ ]*\.at:[0-9]+: / { cmd = $0; found = 0; bad = 0; next }
+        /^\+[0-9-]+T[0-9:.]+Z\|[0-9]+\|/ {
+            line = substr($0, 2); sub(/^[^|]*\|[^|]*\|/, "", line)
+            found++
+            ok = 0
+            for (i = 1; i <= n; i++)
+                if (line ~ pat[i]) { ok = 1; break }
+            if (!ok) bad++
+        }
+        END { exit !(cmd ~ /check_logs/ && found && !bad) }'
+}
+
 do_compare() {
+    filter=
+    case ${1-} in
+        --log-filter) filter=$2; shift 2 ;;
+        --log-filter=*) filter=${1#--log-filter=}; shift ;;
+    esac
     test $# = 2 || { usage >&2; exit 2; }
     ours=$1
     upstream=$2
     test -f "$ours" || die "no results file $ours"
     test -f "$upstream" || die "no results file $upstream"
+    if test -n "$filter"; then
+        # Upstream's failures that only the filter's lines made: passed.
+        test -f "$filter" || die "no log filter $filter"
+        local logs n st rest filtered
+        logs=$(dirname "$upstream")/logs
+        filtered=$(dirname "$upstream")/results.filtered
+        while read -r n st rest; do
+            if test "$st" = FAILED && test -f "$logs/$n.log" &&
+               log_filtered "$logs/$n.log" "$filter"; then
+                st=ok
+            fi
+            echo "$n $st $rest"
+        done < "$upstream" > "$filtered"
+        echo "Upstream's provider with the log filter $filter:" \
+             "$(count ok "$filtered") passed, $(count FAILED "$filtered")" \
+             "failed, $(count skipped "$filtered") skipped" \
+             "(without it: $(count ok "$upstream") passed)"
+        upstream=$filtered
+    fi
 
     # join on test number: NUMBER OURS_STATUS UPSTREAM_STATUS.
     pairs=$(join -j 1 -o 0,1.2,2.2 <(sort -k1,1 "$ours") \

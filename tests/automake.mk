@@ -51,6 +51,7 @@ AFXDP_TEST_HELPERS = \
 	tests/afxdp-isolate.sh \
 	tests/afxdp-upstream-suite.sh \
 	tests/afxdp-upstream-suite-ci.txt \
+	tests/afxdp-upstream-suite-filter.txt \
 	tests/afxdp-check-includes.py
 
 EXTRA_DIST += \
@@ -366,6 +367,7 @@ check-upstream-suite-compare: all ovs-upstream-build
 	  $(UPSTREAM_SUITE_UPSTREAM) $(UPSTREAM_SUITEFLAGS) || :; \
 	echo "=== comparison"; \
 	$(SHELL) '$(UPSTREAM_SUITE_SCRIPT)' compare \
+	  --log-filter '$(srcdir)/tests/afxdp-upstream-suite-filter.txt' \
 	  $(UPSTREAM_SUITE_OURS)/results $(UPSTREAM_SUITE_UPSTREAM)/results
 
 # The churn test at full length: 1,000 cycles of port deletion and addition
