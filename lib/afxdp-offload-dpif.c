@@ -552,7 +552,7 @@ afxdp_dpif_port_del(struct dpif_offload *offload, odp_port_t port_no)
         dpif_offload_set_netdev_offload(port->netdev, NULL);
         /* Our reference goes only after a grace period: the port's
          * teardown must not wait for it. */
-        afxdp_port_left_datapath(port->netdev);
+        afxdp_offload_port_left(port->netdev);
         ovsrcu_postpone(afxdp_dpif_port_free, port);
     }
     return 0;

@@ -1509,6 +1509,22 @@ afxdp_offload_detach(struct afxdp_offload *o)
     ovs_mutex_unlock(&o->mutex);
 }
 
+static afxdp_offload_port_left_cb *port_left_cb;
+
+void
+afxdp_offload_set_port_left_cb(afxdp_offload_port_left_cb *cb)
+{
+    port_left_cb = cb;
+}
+
+void
+afxdp_offload_port_left(struct netdev *netdev)
+{
+    if (port_left_cb) {
+        port_left_cb(netdev);
+    }
+}
+
 void
 afxdp_offload_egress_gone(int ifindex)
 {

@@ -91,6 +91,14 @@ struct afxdp_offload_marks *afxdp_offload_serials(struct afxdp_offload *);
  * later; until then their frames go to the PMD, and their counts stay). */
 void afxdp_offload_egress_gone(int ifindex);
 
+/* OVS 3.7+'s dpif-offload glue holds a reference to each port's netdev
+ * that it drops only after an RCU grace period; it tells the port's life
+ * cycle (lib/netdev-afxdp.c, which registers 'cb' at init) when the
+ * datapath deleted the port, through afxdp_offload_port_left(). */
+typedef void afxdp_offload_port_left_cb(struct netdev *);
+void afxdp_offload_set_port_left_cb(afxdp_offload_port_left_cb *cb);
+void afxdp_offload_port_left(struct netdev *);
+
 /* Adds "xdp-offload" to 'smap' when the flow API is enabled, and
  * "xdp-offload-egress" when the port, on device 'ifindex', drops the frames
  * other ports' flows redirect to it (a veth whose peer has no NAPI): as the

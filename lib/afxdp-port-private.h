@@ -257,7 +257,4 @@ void afxdp_port_linux_status(const struct netdev *, struct smap *);
  * while reconfigure replaces it (OVS guarantees that). */
 struct netdev_afxdp_tx_lock *afxdp_port_queues(const struct netdev *);
 
-/* Implemented by lib/netdev-afxdp.c (the port's life cycle). */
-void afxdp_port_left_datapath(struct netdev *);
-
 #endif /* afxdp-port-private.h */

@@ -117,6 +117,7 @@ static int afxdp_plan_queues(const char *name, const struct afxdp_config *,
                              int n_dev, char **errp);
 static void netdev_afxdp_fatal_hook(void *aux);
 static void afxdp_link_changed(const struct rtnetlink_change *, void *aux);
+static void afxdp_port_left_datapath(struct netdev *);
 static void afxdp_port_mark_gone(struct afxdp_port *port,
                                  struct netdev_linux *dev)
     OVS_REQUIRES(dev->mutex);
@@ -139,6 +140,7 @@ netdev_afxdp_init(void)
         fatal_signal_add_hook(netdev_afxdp_fatal_hook, NULL, NULL, true);
         /* Never destroyed: lives as long as the classes. */
         rtnetlink_notifier_create(afxdp_link_changed, NULL);
+        afxdp_offload_set_port_left_cb(afxdp_port_left_datapath);
         afxdp_stats_register_commands();
         ovsthread_once_done(&once);
     }
@@ -226,8 +228,8 @@ netdev_afxdp_destruct(struct netdev *netdev_)
     ovs_mutex_destroy(&dev->mutex);
 }
 
-/* Called by OVS 3.7+'s dpif-offload glue (lib/afxdp-offload-dpif.c) in the
- * main thread when the datapath has removed 'netdev': no PMD thread polls
+/* Called through afxdp_offload_port_left() by OVS 3.7+'s dpif-offload glue
+ * (lib/afxdp-offload-dpif.c) in the main thread when the datapath has removed 'netdev': no PMD thread polls
  * or sends on it any more.  Closes its sockets and XDP program now rather
  * than when the last reference goes, which the glue's own reference delays
  * by an RCU grace period: the link changes of that teardown (the program
@@ -236,7 +238,7 @@ netdev_afxdp_destruct(struct netdev *netdev_)
  * failed, logging the same error again.  Should the datapath take the
  * netdev back (the bridge re-adds an interface for another OpenFlow port
  * number), the reconfiguration requested here opens it again. */
-void
+static void
 afxdp_port_left_datapath(struct netdev *netdev_)
 {
     struct netdev_linux *dev = netdev_linux_cast(netdev_);
