@@ -931,56 +931,112 @@ afxdp_tx_seg_plan(const struct netdev_afxdp_tx_lock *q, uint32_t mtu,
                             afxdp_packet_tso_segsz(packet), seg);
 }
 
-/* Sends 'packet' on 'q' cut into the segments that 'seg' plans, one frame
- * each, or none of them: with too little room in the tx ring or the pool
- * for all of them it is counted in 'tx_drop_unsegmentable'. */
-static void
-afxdp_txq_send_segs(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
-                    const struct afxdp_txseg *seg)
+/* Writes segments 'first' to 'first' + 'n' - 1 of 'packet', which 'seg'
+ * planned, into the 'n' frames at 'addrs' and the 'n' tx descriptors of
+ * 'q' from 'idx', which the caller reserved.  Returns their bytes. */
+static uint64_t
+afxdp_txq_write_segs(struct netdev_afxdp_tx_lock *q,
+                     const struct dp_packet *packet,
+                     const struct afxdp_txseg *seg, uint32_t first,
+                     uint32_t n, const uint64_t addrs[], uint32_t idx)
 {
-    struct afxdp_xsk *xsk = q->xsk;
-    uint64_t addrs[AFXDP_TXSEG_MAX_SEGS];
     const uint8_t *data = dp_packet_data(packet);
     bool offload = q->tx_headroom != 0;
-    uint32_t n = seg->n_segs, got, idx = 0;
     uint64_t bytes = 0;
 
-    if (xsk_prod_nb_free(&xsk->tx, n) < n) {
-        afxdp_txq_kick(q);
-        afxdp_txq_reap(q);
-    }
-    got = (xsk_prod_nb_free(&xsk->tx, n) < n ? 0
-           : afxdp_pool_get(q->pool, addrs, n));
-    if (got < n || xsk_ring_prod__reserve(&xsk->tx, n, &idx) != n) {
-        if (got) {
-            afxdp_pool_put(q->pool, addrs, got);
-        }
-        afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
-        return;
-    }
     for (uint32_t i = 0; i < n; i++) {
-        struct xdp_desc *desc = xsk_ring_prod__tx_desc(&xsk->tx, idx + i);
+        struct xdp_desc *desc = xsk_ring_prod__tx_desc(&q->xsk->tx, idx + i);
         struct afxdp_tx_metadata md;
 
         desc->addr = addrs[i] + q->tx_headroom;
         desc->options = 0;
-        desc->len = afxdp_txseg_write(seg, data, i,
+        desc->len = afxdp_txseg_write(seg, data, first + i,
                                       afxdp_pool_ptr(q->layout, desc->addr),
                                       offload, &md);
         afxdp_tx_csum(q, desc, (offload ? AFXDP_TXCSUM_REQUEST
                                 : AFXDP_TXCSUM_SOFTWARE), &md);
         bytes += desc->len;
     }
-    xsk_ring_prod__submit(&xsk->tx, n);
-    xsk->tx_in_flight += n;
-    afxdp_txq_kick(q);
-    afxdp_txq_kick_rest(q, n / NETDEV_MAX_BURST + 1);
-    afxdp_tx_latency(q, packet, 0);
-    afxdp_txq_reap(q);
-    afxdp_counter_add(&q->tx_segmented, 1);
-    afxdp_counter_add(&q->tx_segments, n);
-    afxdp_counter_add(&q->tx_packets, n);
-    afxdp_counter_add(&q->tx_bytes, bytes);
+    return bytes;
+}
+
+/* Takes up to 'n' free frames of 'q', no more than its tx ring has room
+ * for, into 'addrs', kicking the kernel and reaping completions first where
+ * the ring or the pool has too little.  Returns how many it took: 0 only
+ * if the ring or the pool has no room at all. */
+static uint32_t
+afxdp_txq_take_frames(struct netdev_afxdp_tx_lock *q, uint64_t addrs[],
+                      uint32_t n)
+{
+    struct afxdp_xsk *xsk = q->xsk;
+    uint32_t got;
+
+    if (xsk_prod_nb_free(&xsk->tx, n) < n) {
+        afxdp_txq_kick(q);
+        afxdp_txq_reap(q);
+    }
+    n = MIN(n, xsk_prod_nb_free(&xsk->tx, n));
+    got = n ? afxdp_pool_get(q->pool, addrs, n) : 0;
+    if (got < n && xsk->tx_in_flight) {
+        afxdp_txq_reap(q);
+        got += afxdp_pool_get(q->pool, &addrs[got], n - got);
+    }
+    return got;
+}
+
+/* Sends 'packet' on 'q' cut into the segments that 'seg' plans, one frame
+ * each, in order, in bursts of at most AFXDP_TXSEG_BURST segments and at
+ * most what the tx ring holds: each burst takes what room the ring and the
+ * pool have (after a kick and a reap if they have too little), is
+ * submitted, and the kernel is kicked before the next (copy mode sends
+ * during the kick, which empties the ring), so that a packet of more
+ * segments than a burst or the ring goes out whole.  If the ring or the
+ * pool has no room at all for the next segment, the rest of the packet is
+ * not sent: the packet is counted once in 'tx_drop_unsegmentable' (the
+ * segments before it went out and count as sent). */
+static void
+afxdp_txq_send_segs(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
+                    const struct afxdp_txseg *seg)
+{
+    struct afxdp_xsk *xsk = q->xsk;
+    uint64_t addrs[AFXDP_TXSEG_BURST];
+    uint32_t burst = MIN(ARRAY_SIZE(addrs), xsk->tx.size);
+    uint32_t sent = 0, n;
+    uint64_t bytes = 0;
+
+    for (; sent < seg->n_segs; sent += n) {
+        uint32_t idx = 0;
+
+        n = afxdp_txq_take_frames(q, addrs, MIN(burst, seg->n_segs - sent));
+        if (!n) {
+            break;
+        }
+        /* Cannot fail: the ring has room for 'n', and only the holder of
+         * 'q' produces. */
+        if (OVS_UNLIKELY(xsk_ring_prod__reserve(&xsk->tx, n, &idx) != n)) {
+            afxdp_pool_put(q->pool, addrs, n);
+            break;
+        }
+        bytes += afxdp_txq_write_segs(q, packet, seg, sent, n, addrs, idx);
+        /* Release barrier in submit pairs with the kernel's acquire of the
+         * tx producer: the descriptors and frame contents are visible. */
+        xsk_ring_prod__submit(&xsk->tx, n);
+        xsk->tx_in_flight += n;
+        afxdp_txq_kick(q);
+        afxdp_txq_kick_rest(q, n / NETDEV_MAX_BURST + 1);
+        afxdp_txq_reap(q);
+    }
+    if (sent) {
+        afxdp_tx_latency(q, packet, 0);
+        afxdp_counter_add(&q->tx_segments, sent);
+        afxdp_counter_add(&q->tx_packets, sent);
+        afxdp_counter_add(&q->tx_bytes, bytes);
+    }
+    if (OVS_LIKELY(sent == seg->n_segs)) {
+        afxdp_counter_add(&q->tx_segmented, 1);
+    } else {
+        afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
+    }
 }
 
 /* Sends TCP 'packet', which 'seg' planned for the device's MTU 'mtu' (in

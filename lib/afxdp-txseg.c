@@ -100,7 +100,7 @@ afxdp_txseg_plan(const uint8_t *data, uint32_t size, uint32_t mtu,
     if (segsz) {
         mss = MIN(mss, segsz);
     }
-    if (!mss || DIV_ROUND_UP(seg->payload, mss) > AFXDP_TXSEG_MAX_SEGS) {
+    if (!mss) {
         return AFXDP_TXSEG_MALFORMED;
     }
     seg->mss = mss;

@@ -60,9 +60,12 @@
 #define AFXDP_TXSEG_TCP_CSUM_OFS 16
 #define AFXDP_TXSEG_TCP_CWR 0x80
 
-/* Most segments one packet is cut into: 64 kB at IPv4's minimum MTU (576)
- * takes 123. */
-#define AFXDP_TXSEG_MAX_SEGS 128
+/* Most segments the send path writes into the tx ring and submits at
+ * once.  A packet may be cut into more (64 kB at a TSO segment size of 511
+ * bytes or less: at 488, a receiver's MSS of 500 less TCP timestamps, up
+ * to 135): its segments then go out in several bursts.  Bounds an array
+ * on the stack, not the packet. */
+#define AFXDP_TXSEG_BURST 128
 
 /* How afxdp_txseg_plan() will cut a packet. */
 struct afxdp_txseg {
@@ -72,7 +75,8 @@ struct afxdp_txseg {
     uint32_t payload;           /* TCP payload bytes. */
     uint32_t mss;               /* Payload bytes of each segment but the
                                  * last. */
-    uint32_t n_segs;            /* Segments, 1 to AFXDP_TXSEG_MAX_SEGS. */
+    uint32_t n_segs;            /* Segments, at least 1 and at most one
+                                 * per payload byte: no other bound. */
     uint32_t pseudo;            /* Pseudo-header sum without the length. */
 };
 
@@ -85,9 +89,8 @@ enum afxdp_txseg_verdict {
     AFXDP_TXSEG_NOT_TCP,        /* Not an (unfragmented) TCP packet that
                                  * afxdp-l4hdrs.h parses. */
     AFXDP_TXSEG_MALFORMED,      /* TCP, but its header is malformed, it has
-                                 * no payload, the headers leave no room for
-                                 * one, or it would take more than
-                                 * AFXDP_TXSEG_MAX_SEGS segments. */
+                                 * no payload, or the headers leave no room
+                                 * for one. */
 };
 
 enum afxdp_txseg_verdict afxdp_txseg_plan(const uint8_t *data, uint32_t size,
