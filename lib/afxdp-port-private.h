@@ -31,6 +31,7 @@
 
 #include "afxdp-config.h"
 #include "afxdp-clock.h"
+#include "afxdp-counters.h"
 #include "afxdp-latency.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
@@ -58,22 +59,11 @@ struct netdev_afxdp_tx_lock {
         struct afxdp_pool *pool;                /* The port's UMEM. */
         const struct afxdp_pool_layout *layout; /* Of 'pool'. */
         uint32_t frame_size;                    /* Of 'pool'. */
-        atomic_uint64_t rx_packets;             /* Given to OVS. */
-        atomic_uint64_t rx_bytes;               /* Given to OVS. */
-        atomic_uint64_t rx_fill_starved;        /* Fill refills cut short
-                                                 * by an empty pool. */
-        atomic_uint64_t rx_drop_invalid;        /* Descriptors that do not
-                                                 * describe a frame. */
-        atomic_uint64_t rx_multi_buffer;        /* Packets received in
-                                                 * several frames, copied
-                                                 * into one dp_packet. */
+        /* The RX counters of afxdp-counters.h. */
+        AFXDP_ALL_QUEUE_COUNTERS(AFXDP_COUNTER_MEMBER_RX)
         bool rx_csum_fix;                       /* options:rx-checksum-
                                                  * partial (see
                                                  * afxdp-rxcsum.h). */
-        atomic_uint64_t rx_csum_partial;        /* Packets received with a
-                                                 * pseudo-header-only
-                                                 * checksum, marked partial
-                                                 * or finished. */
         const struct xdp_hints_decoder *hints;  /* NULL: hints off. */
         struct afxdp_latency_hist *k2p;         /* Kernel to PMD, if
                                                  * 'hints'. */
@@ -83,14 +73,6 @@ struct netdev_afxdp_tx_lock {
         struct afxdp_clock rx_clock;            /* For kernel to PMD. */
         struct afxdp_latency_sampler sampler;   /* Packets to time, if
                                                  * 'hints'. */
-        atomic_uint64_t rx_hints;               /* Frames with hints (of
-                                                 * those read). */
-        atomic_uint64_t rx_hints_missing;       /* Frames without. */
-        atomic_uint64_t rx_hints_unread;        /* Frames whose hints the
-                                                 * PMD had no use for. */
-        atomic_uint64_t rx_hash_from_hints;     /* RSS hash handed to OVS. */
-        atomic_uint64_t rx_mark_stale;          /* Marks of flows that left
-                                                 * the XDP program. */
         const struct afxdp_offload_marks *marks;    /* The program's flow
                                                      * marks, as OVS's. */
         atomic_bool dev_gone;                   /* The device was removed:
@@ -101,16 +83,8 @@ struct netdev_afxdp_tx_lock {
         /* Send half: used by whoever sends on tx queue 'queue_id', under
          * 'lock' when OVS says the queue is shared. */
         struct ovs_spin lock;                   /* Serializes senders. */
-        atomic_uint64_t tx_packets;             /* Put on the tx ring. */
-        atomic_uint64_t tx_bytes;               /* Put on the tx ring. */
-        atomic_uint64_t tx_drop_no_frame;       /* Pool empty. */
-        atomic_uint64_t tx_drop_ring_full;      /* Tx ring full. */
-        atomic_uint64_t tx_drop_oversize;       /* Larger than a frame and
-                                                 * than the socket or the
-                                                 * device takes (see
-                                                 * 'tx_max_len'). */
-        atomic_uint64_t tx_multi_buffer;        /* Packets sent in several
-                                                 * descriptors. */
+        /* The TX counters of afxdp-counters.h. */
+        AFXDP_ALL_QUEUE_COUNTERS(AFXDP_COUNTER_MEMBER_TX)
         uint32_t tx_headroom;                   /* Bytes of TX metadata in
                                                  * front of a sent
                                                  * descriptor's data (the
@@ -124,16 +98,6 @@ struct netdev_afxdp_tx_lock {
                                                  * copy mode, the driver's
                                                  * zero-copy limit (1 if
                                                  * unknown) otherwise. */
-        atomic_uint64_t tx_csum_offloaded;      /* Packets sent with a TX
-                                                 * metadata checksum
-                                                 * request. */
-        atomic_uint64_t tx_csum_software;       /* Checksums OVS left to us
-                                                 * that we finished in
-                                                 * software. */
-        atomic_uint64_t tx_csum_unparsed;       /* Checksums OVS left to us
-                                                 * on packets we cannot
-                                                 * parse: sent as they
-                                                 * are. */
         atomic_uint32_t tx_max_len;             /* Largest packet sent in
                                                  * several descriptors:
                                                  * the device's MTU and an
@@ -146,34 +110,12 @@ struct netdev_afxdp_tx_lock {
                                                  * unknown, a frame's
                                                  * worth).  Set with
                                                  * 'tx_max_len'. */
-        atomic_uint64_t tx_segmented;           /* TCP packets too large
-                                                 * to send whole, sent cut
-                                                 * into segments (see
-                                                 * afxdp-txseg.h). */
-        atomic_uint64_t tx_segments;            /* The segments they made,
-                                                 * also in 'tx_packets'. */
         int tx_gso_fd;                          /* The port's packet
                                                  * socket for TCP packets
                                                  * too large to send
                                                  * whole through AF_XDP
                                                  * (afxdp-txgso.h), -1 if
                                                  * none. */
-        atomic_uint64_t tx_gso;                 /* TCP packets sent whole
-                                                 * through it. */
-        atomic_uint64_t tx_gso_segments;        /* The segments they make
-                                                 * at the device's MTU,
-                                                 * also in 'tx_packets'. */
-        atomic_uint64_t tx_gso_refused;         /* Packets it did not take
-                                                 * (buffer full, VLAN tag),
-                                                 * cut here instead. */
-        atomic_uint64_t tx_drop_unsegmentable;  /* TCP packets too large
-                                                 * to send whole that could
-                                                 * not be cut: malformed,
-                                                 * or no room in the tx
-                                                 * ring or pool for all
-                                                 * their segments. */
-        atomic_uint64_t tx_kick_errors;         /* sendto() failures. */
-        atomic_uint64_t tx_drop_no_device;      /* Sent while 'dev_gone'. */
         struct afxdp_pair *pairs;               /* AFXDP_MAX_PAIRS ingress
                                                  * ports' latency to here. */
         atomic_uint64_t tx_pairs_full;          /* Samples of ingress ports

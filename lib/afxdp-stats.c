@@ -72,6 +72,30 @@ afxdp_counter_read(const atomic_uint64_t *c)
     return v;
 }
 
+/* What this file passes to the lists of afxdp-counters.h.  For a queue
+ * counter, with a queue 'q' in scope: add it to struct netdev_stats '*st'
+ * (AFXDP_QUEUE_TO_NETDEV) or to 'sums[k++]' (AFXDP_QUEUE_SUM); its custom
+ * statistics name (AFXDP_QUEUE_NAME).  For a kernel socket counter, with
+ * the struct xdp_statistics 'ks' of rx queue 'i' in scope: add it to
+ * '*st' (AFXDP_XSK_TO_NETDEV), or to custom statistics builder 'b'
+ * (AFXDP_XSK_STAT). */
+#define AFXDP_QUEUE_TO_NETDEV(HALF, KIND, MEMBER)                            \
+    AFXDP_NETDEV_STATS_ADD(st, HALF, KIND, afxdp_counter_read(&q->MEMBER));
+#define AFXDP_QUEUE_SUM(HALF, KIND, MEMBER)                                  \
+    sums[k++] += afxdp_counter_read(&q->MEMBER);
+#define AFXDP_QUEUE_NAME(HALF, KIND, MEMBER) "afxdp_" #MEMBER,
+#define AFXDP_XSK_TO_NETDEV(HALF, KIND, FIELD, NAME)                         \
+    AFXDP_NETDEV_STATS_ADD(st, HALF, KIND, ks.FIELD);
+#define AFXDP_XSK_STAT(HALF, KIND, FIELD, NAME)                              \
+    afxdp_stat(b, ks.FIELD, "rxq%d_xsk_%s", i, #NAME);
+
+static const char *const afxdp_queue_counter_names[] = {
+    AFXDP_QUEUE_COUNTERS(AFXDP_QUEUE_NAME)
+};
+static const char *const afxdp_hints_counter_names[] = {
+    AFXDP_HINTS_COUNTERS(AFXDP_QUEUE_NAME)
+};
+
 int
 netdev_afxdp_get_stats(const struct netdev *netdev, struct netdev_stats *st)
 {
@@ -86,21 +110,9 @@ netdev_afxdp_get_stats(const struct netdev *netdev, struct netdev_stats *st)
         const struct netdev_afxdp_tx_lock *q = &(*port->queues)[i];
         struct xdp_statistics ks;
 
-        st->rx_packets += afxdp_counter_read(&q->rx_packets);
-        st->rx_bytes += afxdp_counter_read(&q->rx_bytes);
-        st->tx_packets += afxdp_counter_read(&q->tx_packets);
-        st->tx_bytes += afxdp_counter_read(&q->tx_bytes);
-        st->tx_dropped += (afxdp_counter_read(&q->tx_drop_no_frame)
-                           + afxdp_counter_read(&q->tx_drop_ring_full)
-                           + afxdp_counter_read(&q->tx_drop_oversize)
-                           + afxdp_counter_read(&q->tx_drop_unsegmentable)
-                           + afxdp_counter_read(&q->tx_drop_no_device));
-        st->tx_errors += afxdp_counter_read(&q->tx_kick_errors);
-        st->rx_errors += afxdp_counter_read(&q->rx_drop_invalid);
+        AFXDP_ALL_QUEUE_COUNTERS(AFXDP_QUEUE_TO_NETDEV)
         if (port->xsks && !afxdp_xsk_get_kernel_stats(q->xsk, &ks)) {
-            st->rx_dropped += ks.rx_dropped + ks.rx_ring_full;
-            st->rx_errors += ks.rx_invalid_descs;
-            st->tx_errors += ks.tx_invalid_descs;
+            AFXDP_XSK_KERNEL_COUNTERS(AFXDP_XSK_TO_NETDEV)
         }
     }
     ovs_mutex_unlock(port->mutex);
@@ -169,7 +181,7 @@ afxdp_port_hints_stats(struct afxdp_port *port,
     OVS_REQUIRES(port->mutex)
 {
     const struct netdev_afxdp_tx_lock *queues = *port->queues;
-    uint64_t hints = 0, missing = 0, unread = 0, hash = 0, stale = 0;
+    uint64_t sums[ARRAY_SIZE(afxdp_hints_counter_names)] = { 0 };
     struct afxdp_latency_hist *all;
     struct afxdp_latency_summary sum;
 
@@ -179,19 +191,16 @@ afxdp_port_hints_stats(struct afxdp_port *port,
     all = xmalloc(sizeof *all);
     afxdp_latency_hist_init(all);
     for (int i = 0; i < port->netdev->n_rxq; i++) {
-        hints += afxdp_counter_read(&queues[i].rx_hints);
-        missing += afxdp_counter_read(&queues[i].rx_hints_missing);
-        unread += afxdp_counter_read(&queues[i].rx_hints_unread);
-        hash += afxdp_counter_read(&queues[i].rx_hash_from_hints);
-        stale += afxdp_counter_read(&queues[i].rx_mark_stale);
-        afxdp_latency_hist_merge(all, queues[i].k2p);
+        const struct netdev_afxdp_tx_lock *q = &queues[i];
+        size_t k = 0;
+
+        AFXDP_HINTS_COUNTERS(AFXDP_QUEUE_SUM)
+        afxdp_latency_hist_merge(all, q->k2p);
     }
     afxdp_latency_hist_summary(all, &sum);
-    afxdp_stat(b, hints, "afxdp_rx_hints");
-    afxdp_stat(b, missing, "afxdp_rx_hints_missing");
-    afxdp_stat(b, unread, "afxdp_rx_hints_unread");
-    afxdp_stat(b, hash, "afxdp_rx_hash_from_hints");
-    afxdp_stat(b, stale, "afxdp_rx_mark_stale");
+    for (size_t k = 0; k < ARRAY_SIZE(sums); k++) {
+        afxdp_stat(b, sums[k], "%s", afxdp_hints_counter_names[k]);
+    }
     afxdp_stat(b, sum.count, "afxdp_latency_k2p_samples");
     afxdp_stat(b, sum.n_rejected, "afxdp_latency_k2p_rejected");
     afxdp_stat(b, afxdp_latency_hist_percentile(all, 50),
@@ -207,13 +216,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
                         struct afxdp_stats_builder *b)
     OVS_REQUIRES(port->mutex)
 {
-    static const char *const xsk_names[] = {
-        "xsk_rx_dropped", "xsk_rx_invalid_descs", "xsk_tx_invalid_descs",
-        "xsk_rx_ring_full", "xsk_rx_fill_ring_empty", "xsk_tx_ring_empty",
-    };
-    uint64_t drops[7] = { 0, 0, 0, 0, 0, 0, 0 };
-    uint64_t rx_mb = 0, tx_mb = 0, csum[4] = { 0, 0, 0, 0 };
-    uint64_t seg[6] = { 0, 0, 0, 0, 0, 0 };
+    uint64_t sums[ARRAY_SIZE(afxdp_queue_counter_names)] = { 0 };
     struct afxdp_xdp_stats ps;
     int n = port->netdev->n_rxq;
 
@@ -226,61 +229,20 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     for (int i = 0; i < n; i++) {
         const struct netdev_afxdp_tx_lock *q = &queues[i];
 
-        drops[0] += afxdp_counter_read(&q->tx_drop_no_frame);
-        drops[1] += afxdp_counter_read(&q->tx_drop_ring_full);
-        drops[2] += afxdp_counter_read(&q->tx_drop_oversize);
-        drops[3] += afxdp_counter_read(&q->tx_kick_errors);
-        drops[4] += afxdp_counter_read(&q->rx_fill_starved);
-        drops[5] += afxdp_counter_read(&q->tx_drop_no_device);
-        drops[6] += afxdp_counter_read(&q->rx_drop_invalid);
-        rx_mb += afxdp_counter_read(&q->rx_multi_buffer);
-        tx_mb += afxdp_counter_read(&q->tx_multi_buffer);
-        csum[0] += afxdp_counter_read(&q->tx_csum_offloaded);
-        csum[1] += afxdp_counter_read(&q->tx_csum_software);
-        csum[2] += afxdp_counter_read(&q->tx_csum_unparsed);
-        csum[3] += afxdp_counter_read(&q->rx_csum_partial);
-        seg[0] += afxdp_counter_read(&q->tx_segmented);
-        seg[1] += afxdp_counter_read(&q->tx_segments);
-        seg[2] += afxdp_counter_read(&q->tx_drop_unsegmentable);
-        seg[3] += afxdp_counter_read(&q->tx_gso);
-        seg[4] += afxdp_counter_read(&q->tx_gso_segments);
-        seg[5] += afxdp_counter_read(&q->tx_gso_refused);
+        size_t k = 0;
+
+        AFXDP_QUEUE_COUNTERS(AFXDP_QUEUE_SUM)
     }
-    afxdp_stat(b, drops[0], "afxdp_tx_drop_no_frame");
-    afxdp_stat(b, drops[1], "afxdp_tx_drop_ring_full");
-    afxdp_stat(b, drops[2], "afxdp_tx_drop_oversize");
-    afxdp_stat(b, drops[3], "afxdp_tx_kick_errors");
-    afxdp_stat(b, drops[4], "afxdp_rx_fill_starved");
-    afxdp_stat(b, drops[5], "afxdp_tx_drop_no_device");
-    afxdp_stat(b, drops[6], "afxdp_rx_drop_invalid");
-    afxdp_stat(b, rx_mb, "afxdp_rx_multi_buffer");
-    afxdp_stat(b, tx_mb, "afxdp_tx_multi_buffer");
-    afxdp_stat(b, csum[0], "afxdp_tx_csum_offloaded");
-    afxdp_stat(b, csum[1], "afxdp_tx_csum_software");
-    afxdp_stat(b, csum[2], "afxdp_tx_csum_unparsed");
-    afxdp_stat(b, csum[3], "afxdp_rx_csum_partial");
-    afxdp_stat(b, seg[0], "afxdp_tx_segmented");
-    afxdp_stat(b, seg[1], "afxdp_tx_segments");
-    afxdp_stat(b, seg[2], "afxdp_tx_drop_unsegmentable");
-    afxdp_stat(b, seg[3], "afxdp_tx_gso");
-    afxdp_stat(b, seg[4], "afxdp_tx_gso_segments");
-    afxdp_stat(b, seg[5], "afxdp_tx_gso_refused");
+    for (size_t k = 0; k < ARRAY_SIZE(sums); k++) {
+        afxdp_stat(b, sums[k], "%s", afxdp_queue_counter_names[k]);
+    }
     afxdp_port_hints_stats(port, b);
 
     for (int i = 0; i < n; i++) {
         struct xdp_statistics ks;
-        uint64_t v[6];
 
         afxdp_xsk_get_kernel_stats(queues[i].xsk, &ks);
-        v[0] = ks.rx_dropped;
-        v[1] = ks.rx_invalid_descs;
-        v[2] = ks.tx_invalid_descs;
-        v[3] = ks.rx_ring_full;
-        v[4] = ks.rx_fill_ring_empty_descs;
-        v[5] = ks.tx_ring_empty_descs;
-        for (size_t k = 0; k < ARRAY_SIZE(xsk_names); k++) {
-            afxdp_stat(b, v[k], "rxq%d_%s", i, xsk_names[k]);
-        }
+        AFXDP_XSK_KERNEL_COUNTERS(AFXDP_XSK_STAT)
     }
 
     if (port->xdp && !afxdp_xdp_get_stats(port->xdp, &ps)) {

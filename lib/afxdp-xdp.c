@@ -104,19 +104,9 @@ struct afxdp_xdp {
 };
 
 /* Names of the program's counters, indexed by enum afxdp_prog_counter. */
+#define AFXDP_PROG_COUNTER_NAME(ID, NAME) [AFXDP_PROG_##ID] = #NAME,
 static const char *const counter_names[] = {
-    [AFXDP_PROG_REDIRECTED] = "xdp_redirected",
-    [AFXDP_PROG_NO_SOCKET] = "xdp_no_socket",
-    [AFXDP_PROG_QUEUE_RANGE] = "xdp_queue_out_of_range",
-    [AFXDP_PROG_HINTS_FAILED] = "xdp_hints_failed",
-    [AFXDP_PROG_OFFLOAD_FORWARDED] = "xdp_offload_forwarded",
-    [AFXDP_PROG_OFFLOAD_DROPPED] = "xdp_offload_dropped",
-    [AFXDP_PROG_OFFLOAD_MARKED] = "xdp_offload_marked",
-    [AFXDP_PROG_OFFLOAD_MISS] = "xdp_offload_miss",
-    [AFXDP_PROG_OFFLOAD_UNPARSED] = "xdp_offload_unparsed",
-    [AFXDP_PROG_OFFLOAD_ACTION_ERROR] = "xdp_offload_action_error",
-    [AFXDP_PROG_OFFLOAD_NO_SG] = "xdp_offload_egress_no_sg",
-    [AFXDP_PROG_OFFLOAD_CSUM_PARTIAL] = "xdp_offload_csum_partial",
+    AFXDP_PROG_COUNTERS(AFXDP_PROG_COUNTER_NAME)
 };
 BUILD_ASSERT_DECL(ARRAY_SIZE(counter_names) == AFXDP_PROG_N_COUNTERS);
 
