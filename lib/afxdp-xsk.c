@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "afxdp-compat.h"
+#include "afxdp-xdp-features.h"
 #include "afxdp-xsk-umem.h"
 #include "bitmap.h"
 #include "coverage.h"
@@ -776,4 +777,28 @@ afxdp_xsk_comp_bad(struct afxdp_xsk *xsk, uint64_t addrs[], uint32_t n,
     }
     COVERAGE_ADD(afxdp_tx_comp_bad_addr, n - good);
     return good;
+}
+
+/* Returns how many descriptors a packet sent on the sockets of 'set', on
+ * device 'ifindex', may span in zero-copy mode: what the driver says (its
+ * xdp_zc_max_segs, Linux 6.6), at most AFXDP_XSK_TX_MAX_FRAGS; 1 if it does
+ * not say, so that no packet is sent in more descriptors than the driver
+ * takes.  The kernel is asked only if some socket of 'set' is zero-copy:
+ * the query keeps a netlink socket open.  Main thread only. */
+uint32_t
+afxdp_xsk_set_zc_max_segs(const struct afxdp_xsk_set *set, int ifindex)
+{
+    uint64_t segs;
+
+    for (int i = 0; i < set->n; i++) {
+        if (set->xsks[i]->zero_copy) {
+            if (afxdp_netdev_genl_dev_attr(ifindex,
+                                           AFXDP_NETDEV_A_DEV_XDP_ZC_MAX_SEGS,
+                                           &segs) || !segs) {
+                return 1;
+            }
+            return MIN(segs, AFXDP_XSK_TX_MAX_FRAGS);
+        }
+    }
+    return 1;
 }

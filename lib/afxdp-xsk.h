@@ -155,6 +155,8 @@ int afxdp_xsk_set_open(const char *devname, struct afxdp_pool *,
                        const struct afxdp_xsk_queue_params *,
                        struct afxdp_xsk_set **setp, char **errp);
 uint32_t afxdp_xsk_set_close(struct afxdp_xsk_set *);
+uint32_t afxdp_xsk_set_zc_max_segs(const struct afxdp_xsk_set *,
+                                   int ifindex);
 
 void afxdp_xsk_get_ring_counts(const struct afxdp_xsk *,
                                struct afxdp_xsk_ring_counts *);

@@ -83,7 +83,6 @@
 #include "afxdp-stats.h"
 #include "afxdp-txgso.h"
 #include "afxdp-xdp.h"
-#include "afxdp-xdp-features.h"
 #include "afxdp-xsk.h"
 #include "afxdp-xsk-umem.h"
 #include "coverage.h"
@@ -229,15 +228,16 @@ netdev_afxdp_destruct(struct netdev *netdev_)
 }
 
 /* Called through afxdp_offload_port_left() by OVS 3.7+'s dpif-offload glue
- * (lib/afxdp-offload-dpif.c) in the main thread when the datapath has removed 'netdev': no PMD thread polls
- * or sends on it any more.  Closes its sockets and XDP program now rather
- * than when the last reference goes, which the glue's own reference delays
- * by an RCU grace period: the link changes of that teardown (the program
- * leaving the device) would otherwise reach the bridge tens of
- * milliseconds later, where each makes it retry every interface that
- * failed, logging the same error again.  Should the datapath take the
- * netdev back (the bridge re-adds an interface for another OpenFlow port
- * number), the reconfiguration requested here opens it again. */
+ * (lib/afxdp-offload-dpif.c), in the main thread, when the datapath has
+ * removed 'netdev': no PMD thread polls or sends on it any more.  Closes
+ * its sockets and XDP program now rather than when the last reference
+ * goes, which the glue's own reference delays by an RCU grace period: the
+ * link changes of that teardown (the program leaving the device) would
+ * otherwise reach the bridge tens of milliseconds later, where each makes
+ * it retry every interface that failed, logging the same error again.
+ * Should the datapath take the netdev back (the bridge re-adds an
+ * interface for another OpenFlow port number), the reconfiguration
+ * requested here opens it again. */
 static void
 afxdp_port_left_datapath(struct netdev *netdev_)
 {
@@ -302,23 +302,6 @@ afxdp_port_set_tx_max_len(struct afxdp_port *port, int mtu)
         atomic_store_relaxed(&queues[i].tx_max_len, len);
         atomic_store_relaxed(&queues[i].tx_mtu, mtu > 0 ? mtu : 0);
     }
-}
-
-/* Returns how many descriptors a packet sent on a zero-copy socket of
- * device 'ifindex' may span: what the driver says (its xdp_zc_max_segs,
- * Linux 6.6), at most AFXDP_XSK_TX_MAX_FRAGS; 1 if it does not say, so
- * that no packet is sent in more descriptors than it may take. */
-static uint32_t
-afxdp_port_zc_max_segs(int ifindex)
-{
-    uint64_t segs;
-
-    if (afxdp_netdev_genl_dev_attr(ifindex,
-                                   AFXDP_NETDEV_A_DEV_XDP_ZC_MAX_SEGS,
-                                   &segs) || !segs) {
-        return 1;
-    }
-    return MIN(segs, AFXDP_XSK_TX_MAX_FRAGS);
 }
 
 /* Called by lib/netdev-linux.c, with the netdev's mutex held, before it
@@ -857,14 +840,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     afxdp_port_note_modes(port);
     afxdp_port_set_tx_offloads(port);
     afxdp_port_open_gso(port);
-    zc_max_segs = 1;
-    for (int i = 0; i < n; i++) {
-        if (port->xsks->xsks[i]->zero_copy) {
-            /* Asked only then: the query keeps a netlink socket open. */
-            zc_max_segs = afxdp_port_zc_max_segs(port->ifindex);
-            break;
-        }
-    }
+    zc_max_segs = afxdp_xsk_set_zc_max_segs(port->xsks, port->ifindex);
     atomic_store_relaxed(&port->ifindex_for_signal, port->ifindex);
     atomic_store_relaxed(&port->link_ifindex, port->ifindex);
     atomic_store_relaxed(&port->link_max_mtu,
