@@ -42,8 +42,9 @@
  * The classes.  lib/netdev-linux.c defines the "afxdp" and "afxdp-nonpmd"
  * classes from the functions of lib/netdev-afxdp.h.  On every OVS version
  * we support they name our init and our get_status (OVS 3.3 and later do
- * that themselves for get_status; our patch series in patches/ovs-X.Y
- * adds what a version lacks, see Documentation/internals/build.rst).
+ * that themselves for get_status; the patch series of each version,
+ * patches/ovs-X.Y/series, adds what it lacks, see
+ * Documentation/internals/build.rst).
  * Nothing is copied or swapped at run time.
  *
  * Device removal.  A device can disappear under a port: its veth peer or
@@ -309,7 +310,7 @@ afxdp_port_set_tx_max_len(struct afxdp_port *port, int mtu)
  * device's MTU as it is, so the port goes on with what it carries; the
  * refusal shows in the port's status ("mtu-refused") until an MTU is
  * accepted, and the bridge copies that key into the Interface's error
- * column (the bridge-mtu-request-error patch of patches/ovs-X.Y). */
+ * column (patches/common/bridge-mtu-request-error.patch). */
 int
 netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
 {
