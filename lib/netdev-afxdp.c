@@ -13,17 +13,43 @@
  * limitations under the License.
  */
 
-/* The afxdp netdev provider: glue between OVS and our modules.
+/* The afxdp netdev provider: glue between OVS and our modules.  Each
+ * module is lib/NAME.c with its header (a .h alone where marked), one
+ * concept and one prefix each:
  *
- *   afxdp-config     options: parsing, defaults (pure logic)
- *   netdev-afxdp-pool  UMEM memory, frame allocator, frame accounting
- *   afxdp-xsk        AF_XDP sockets of a port sharing its UMEM
- *   afxdp-xdp        our XDP program: load, attach, XSKMAP
- *   afxdp-port       the registry of ports (afxdp-port-private.h)
- *   afxdp-stats      statistics, status, netdev-afxdp/show
- *   afxdp-offload    flow offload into our XDP program (OVS's flow API)
- *
- *   afxdp-rxtx       the receive and send fast paths
+ * The port
+ *   netdev-afxdp             this file: OVS's entry points, life cycle
+ *   afxdp-port               the registry of ports (afxdp-port-private.h)
+ *   afxdp-config             options: parsing, checks, defaults (pure logic)
+ *   afxdp-mode.h             enum afxdp_mode, the XDP mode (a leaf header)
+ *   afxdp-stats              statistics, status, the netdev-afxdp/ commands
+ *   afxdp-counters.h         the counters, one X-macro list per family
+ *   afxdp-compat.h           kernel and OVS interfaces that differ (probes)
+ * Memory, sockets, the XDP program
+ *   netdev-afxdp-pool        UMEM memory, frame allocator, frame accounting
+ *   afxdp-xsk                AF_XDP sockets of a port sharing its UMEM
+ *   afxdp-xsk-umem           UMEM and sockets of our own, with TX metadata
+ *   afxdp-xdp                our XDP program: load, attach, XSKMAP, counters
+ *   afxdp-xdp-features       devices' XDP features, from netlink, kept current
+ * The fast path
+ *   afxdp-rxtx               the receive and send fast paths
+ *   afxdp-big-packet         a multi-buffer packet copied into one allocation
+ *   xdp-hints                XDP hints: layouts from BTF, decoded per frame
+ *   afxdp-clock              CLOCK_MONOTONIC read cheaply, for latencies
+ *   afxdp-latency            latency histograms, per-flow table (pure logic)
+ *   afxdp-l4hdrs             finds a packet's TCP or UDP header (pure logic)
+ *   afxdp-csum               the Internet checksum a 64-bit word at a time
+ *   afxdp-rxcsum             received pseudo-header-only checksums
+ *   afxdp-txcsum             TX checksums: TX metadata request or software
+ *   afxdp-txseg              TCP packets over the MTU cut into UMEM frames
+ *   afxdp-txgso              TCP packets over the MTU sent whole, kernel GSO
+ * Flow offload into the XDP program
+ *   afxdp-offload            its core: a port's offloaded flows
+ *   afxdp-offload-translate  a megaflow into an XDP flow table entry
+ *   afxdp-offload-marks      marks of partially offloaded flows, to OVS's
+ *   afxdp-flow-table         the XDP flow table's maps, written by protocol
+ *   afxdp-offload-netdev     glue to OVS up to 3.6: the netdev flow API
+ *   afxdp-offload-dpif       glue to OVS 3.7+: the dpif-offload provider
  *
  * This file owns a port's life cycle (construct, set_config, reconfigure,
  * destruct).  The state shared with afxdp-stats and afxdp-rxtx is in
