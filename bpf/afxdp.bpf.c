@@ -164,20 +164,36 @@ static __always_inline __u32 afxdp_hints_timestamp(struct xdp_md *ctx,
 	return XDP_HINTS_F_TIMESTAMP;
 }
 
+/* Grows the frame's metadata area by 'size' bytes, in front of the data,
+ * and points '*meta' to its start, checked against the data for the
+ * verifier.  Returns -1 when the driver leaves no room
+ * (bpf_xdp_adjust_meta() fails: too little headroom, or no metadata
+ * support). */
+static __always_inline int afxdp_meta_reserve(struct xdp_md *ctx, __u32 size,
+					      void **meta)
+{
+	void *data;
+
+	if (bpf_xdp_adjust_meta(ctx, -(int)size))
+		return -1;
+	*meta = (void *)(long)ctx->data_meta;
+	data = (void *)(long)ctx->data;
+	if (*meta + size > data)
+		return -1;
+	return 0;
+}
+
 static __always_inline int afxdp_hints_ts(struct xdp_md *ctx, const bool kfuncs)
 {
 	struct xdp_hints_ts *h;
-	void *data;
+	void *meta;
 	__u64 ts;
 	__u32 flags;
 
 	flags = afxdp_hints_timestamp(ctx, kfuncs, &ts);
-	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof *h))
+	if (afxdp_meta_reserve(ctx, sizeof *h, &meta))
 		return -1;
-	h = (void *)(long)ctx->data_meta;
-	data = (void *)(long)ctx->data;
-	if ((void *)(h + 1) > data)
-		return -1;
+	h = meta;
 
 	h->rx_timestamp = ts;
 	h->flags = flags;
@@ -194,7 +210,7 @@ static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
 	__u16 vlan_tci = 0;
 	__be16 vlan_proto = 0;
 	__u32 hash = 0;
-	void *data;
+	void *meta;
 	__u64 ts;
 	__u32 flags;
 
@@ -217,12 +233,9 @@ static __always_inline int afxdp_hints_ts_hash(struct xdp_md *ctx,
 			flags |= XDP_HINTS_F_HASH | XDP_HINTS_F_HASH_XDP;
 		}
 	}
-	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof *h))
+	if (afxdp_meta_reserve(ctx, sizeof *h, &meta))
 		return -1;
-	h = (void *)(long)ctx->data_meta;
-	data = (void *)(long)ctx->data;
-	if ((void *)(h + 1) > data)
-		return -1;
+	h = meta;
 
 	h->rx_timestamp = ts;
 	h->rx_hash = hash;

@@ -86,7 +86,8 @@ static const struct netdev_flow_api afxdp_offload_api = {
 
 /* Registers "afxdp_xdp".  OVS offers a port to every registered flow API;
  * ours takes afxdp ports only, and tc's declines them (our patch
- * netdev-offload-tc-decline-afxdp, patches/ovs-3.1 and ovs-3.5). */
+ * patches/common/netdev-offload-tc-decline-afxdp.patch, for 3.1 and
+ * 3.5). */
 void
 afxdp_offload_register(void)
 {

@@ -8,9 +8,11 @@
 #   ovs-unpack     unpacks $(OVS_SOURCE) into $(OVS_BUILDDIR), once per
 #                  source and patch series (the stamp records the path,
 #                  size, mtime and the series' checksum), checks that its
-#                  version is one we support (one with a series in
-#                  patches/ovs-X.Y) and applies that series: our small,
-#                  documented hooks (Documentation/internals/build.rst).
+#                  version is one we support (one with a series,
+#                  patches/ovs-X.Y/series) and applies the patches that
+#                  series lists: our small, documented hooks, each in
+#                  patches/common/ when several versions take it
+#                  (Documentation/internals/build.rst).
 #                  All of it happens in a temporary tree, renamed only
 #                  when every patch applied: nothing is left half-patched.
 #   ovs-overlay    writes lib/afxdp-ovs-probes.h from patches/ovs-probe
@@ -91,7 +93,7 @@ OVS_CONFIGURE_ARGS = \
 .PHONY: ovs-unpack ovs-overlay ovs-configure ovs-prepare ovs-build
 
 # Our patch series go with each tree but the reference one, which gets
-# only the series' test fixes, the patches named *-tests-* (backports of
+# only the series' test fixes, the patches named tests-* (backports of
 # OVS's own later fixes to its tests, so that both providers run the same
 # suite): ovs-upstream-build sets this to tests.
 AFXDP_OVS_PATCH = yes
@@ -99,7 +101,7 @@ AFXDP_OVS_PATCH = yes
 ovs-unpack:
 	@set -e; \
 	src='$(OVS_SOURCE)'; \
-	series=`cd $(srcdir)/patches && cat ovs-*/*.patch | cksum`; \
+	series=`cd $(srcdir)/patches && cat ovs-*/series */*.patch | cksum`; \
 	if test -f "$$src"; then \
 	  id="$$src `stat -c '%s %Y' "$$src"` $(AFXDP_OVS_PATCH) $$series"; \
 	elif test -d "$$src"; then \
@@ -126,20 +128,32 @@ ovs-unpack:
 	version=`$(SED) -n 's/^AC_INIT(openvswitch, *\[*\([0-9][0-9.]*\).*/\1/p' $$tmp/configure.ac`; \
 	supported=`cd $(srcdir)/patches && ls -d ovs-*.* | $(SED) 's/^ovs-//' | tr '\n' ' '`; \
 	dir=$(srcdir)/patches/ovs-`echo "$$version" | cut -d. -f1,2`; \
-	if test -z "$$version" || test ! -d "$$dir"; then \
+	if test -z "$$version" || test ! -f "$$dir/series"; then \
 	  echo "$@: $$src is Open vSwitch $${version:-of unknown version}; supported versions: $$supported" >&2; \
 	  exit 1; \
 	fi; \
+	listed=`cd $(srcdir)/patches && $(SED) 's/#.*//' ovs-*/series`; \
+	for p in `cd $(srcdir)/patches && ls */*.patch`; do \
+	  case " "`echo $$listed`" " in \
+	    *" $$p "*) ;; \
+	    *) echo "$@: patches/$$p is in no patches/ovs-X.Y/series" >&2; \
+	       exit 1 ;; \
+	  esac; \
+	done; \
 	if test "$(AFXDP_OVS_PATCH)" != no; then \
-	  for p in $$dir/*.patch; do \
-	    test -f "$$p" || continue; \
-	    case "$(AFXDP_OVS_PATCH):$$p" in \
-	      tests:*-tests-*.patch | yes:*) ;; \
+	  for name in `$(SED) 's/#.*//' $$dir/series`; do \
+	    p=$(srcdir)/patches/$$name; \
+	    if test ! -f "$$p"; then \
+	      echo "$@: $$dir/series names patches/$$name, which does not exist" >&2; \
+	      exit 1; \
+	    fi; \
+	    case "$(AFXDP_OVS_PATCH):$$name" in \
+	      tests:*/tests-*.patch | yes:*) ;; \
 	      *) continue ;; \
 	    esac; \
-	    echo "  PATCH    `basename $$p`"; \
+	    echo "  PATCH    $$name"; \
 	    if ! patch -d $$tmp -p1 --forward --batch --no-backup-if-mismatch \
-	         -r - < $$p > $$tmp/.afxdp-patch.log 2>&1; then \
+	         --fuzz=0 -r - < $$p > $$tmp/.afxdp-patch.log 2>&1; then \
 	      cat $$tmp/.afxdp-patch.log >&2; \
 	      echo "$@: $$p does not apply to $$src (Open vSwitch $$version; supported versions: $$supported); nothing was changed in $(OVS_BUILDDIR)" >&2; \
 	      exit 1; \
@@ -343,7 +357,8 @@ check-warnings: ovs-build
 	fi; \
 	exit $$status
 
-# The OVS versions we support: a patch series each, and the probe of what
-# a tree offers (Documentation/internals/build.rst).
+# The OVS versions we support: a patch series each, the patches, and the
+# probe of what a tree offers (Documentation/internals/build.rst).
 EXTRA_DIST += patches/ovs-probe \
-	$(patsubst $(srcdir)/%,%,$(wildcard $(srcdir)/patches/ovs-*/*.patch))
+	$(patsubst $(srcdir)/%,%,$(wildcard $(srcdir)/patches/ovs-*/series \
+	  $(srcdir)/patches/*/*.patch))

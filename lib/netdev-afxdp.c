@@ -13,17 +13,43 @@
  * limitations under the License.
  */
 
-/* The afxdp netdev provider: glue between OVS and our modules.
+/* The afxdp netdev provider: glue between OVS and our modules.  Each
+ * module is lib/NAME.c with its header (a .h alone where marked), one
+ * concept and one prefix each:
  *
- *   afxdp-config     options: parsing, defaults (pure logic)
- *   netdev-afxdp-pool  UMEM memory, frame allocator, frame accounting
- *   afxdp-xsk        AF_XDP sockets of a port sharing its UMEM
- *   afxdp-xdp        our XDP program: load, attach, XSKMAP
- *   afxdp-port       the registry of ports (afxdp-port-private.h)
- *   afxdp-stats      statistics, status, netdev-afxdp/show
- *   afxdp-offload    flow offload into our XDP program (OVS's flow API)
- *
- *   afxdp-rxtx       the receive and send fast paths
+ * The port
+ *   netdev-afxdp             this file: OVS's entry points, life cycle
+ *   afxdp-port               the registry of ports (afxdp-port-private.h)
+ *   afxdp-config             options: parsing, checks, defaults (pure logic)
+ *   afxdp-mode.h             enum afxdp_mode, the XDP mode (a leaf header)
+ *   afxdp-stats              statistics, status, the netdev-afxdp/ commands
+ *   afxdp-counters.h         the counters, one X-macro list per family
+ *   afxdp-compat.h           kernel and OVS interfaces that differ (probes)
+ * Memory, sockets, the XDP program
+ *   netdev-afxdp-pool        UMEM memory, frame allocator, frame accounting
+ *   afxdp-xsk                AF_XDP sockets of a port sharing its UMEM
+ *   afxdp-xsk-umem           UMEM and sockets of our own, with TX metadata
+ *   afxdp-xdp                our XDP program: load, attach, XSKMAP, counters
+ *   afxdp-xdp-features       devices' XDP features, from netlink, kept current
+ * The fast path
+ *   afxdp-rxtx               the receive and send fast paths
+ *   afxdp-big-packet         a multi-buffer packet copied into one allocation
+ *   xdp-hints                XDP hints: layouts from BTF, decoded per frame
+ *   afxdp-clock              CLOCK_MONOTONIC read cheaply, for latencies
+ *   afxdp-latency            latency histograms, per-flow table (pure logic)
+ *   afxdp-l4hdrs             finds a packet's TCP or UDP header (pure logic)
+ *   afxdp-csum               the Internet checksum a 64-bit word at a time
+ *   afxdp-rxcsum             received pseudo-header-only checksums
+ *   afxdp-txcsum             TX checksums: TX metadata request or software
+ *   afxdp-txseg              TCP packets over the MTU cut into UMEM frames
+ *   afxdp-txgso              TCP packets over the MTU sent whole, kernel GSO
+ * Flow offload into the XDP program
+ *   afxdp-offload            its core: a port's offloaded flows
+ *   afxdp-offload-translate  a megaflow into an XDP flow table entry
+ *   afxdp-offload-marks      marks of partially offloaded flows, to OVS's
+ *   afxdp-flow-table         the XDP flow table's maps, written by protocol
+ *   afxdp-offload-netdev     glue to OVS up to 3.6: the netdev flow API
+ *   afxdp-offload-dpif       glue to OVS 3.7+: the dpif-offload provider
  *
  * This file owns a port's life cycle (construct, set_config, reconfigure,
  * destruct).  The state shared with afxdp-stats and afxdp-rxtx is in
@@ -42,8 +68,9 @@
  * The classes.  lib/netdev-linux.c defines the "afxdp" and "afxdp-nonpmd"
  * classes from the functions of lib/netdev-afxdp.h.  On every OVS version
  * we support they name our init and our get_status (OVS 3.3 and later do
- * that themselves for get_status; our patch series in patches/ovs-X.Y
- * adds what a version lacks, see Documentation/internals/build.rst).
+ * that themselves for get_status; the patch series of each version,
+ * patches/ovs-X.Y/series, adds what it lacks, see
+ * Documentation/internals/build.rst).
  * Nothing is copied or swapped at run time.
  *
  * Device removal.  A device can disappear under a port: its veth peer or
@@ -309,7 +336,7 @@ afxdp_port_set_tx_max_len(struct afxdp_port *port, int mtu)
  * device's MTU as it is, so the port goes on with what it carries; the
  * refusal shows in the port's status ("mtu-refused") until an MTU is
  * accepted, and the bridge copies that key into the Interface's error
- * column (the bridge-mtu-request-error patch of patches/ovs-X.Y). */
+ * column (patches/common/bridge-mtu-request-error.patch). */
 int
 netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
 {
