@@ -51,7 +51,13 @@ struct afxdp_offload_marks;
  * (XDP_PACKET_HEADROOM), which also leaves OVS room to push headers. */
 #define AFXDP_RX_HEADROOM 256
 
-/* State of one queue of a port.  See the comment at the top. */
+/* State of one queue of a port.  lib/netdev-linux-private.h gives every
+ * afxdp netdev an array 'tx_locks' of 'struct netdev_afxdp_tx_lock', a type
+ * it leaves to us.  We make each entry the whole state of one queue: its
+ * socket, the lock that serializes senders when OVS shares the tx queue,
+ * and the queue's counters, rx and tx halves on separate cache lines.  The
+ * array is replaced only by reconfigure, when no thread polls or sends on
+ * the port. */
 struct netdev_afxdp_tx_lock {
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         /* Receive half: used by the thread polling rx queue 'queue_id'. */
@@ -132,7 +138,8 @@ struct afxdp_pair {
     struct afxdp_latency_hist hist;     /* Its samples. */
 };
 
-/* Control-path state of a port. */
+/* State of a port that only the control path needs, found from the netdev
+ * through the registry (lib/afxdp-port.c). */
 struct afxdp_port {
     struct hmap_node node;          /* In 'afxdp_ports', by netdev. */
     struct netdev *netdev;          /* The netdev (not a reference). */

@@ -17,8 +17,7 @@
  * thread's rxq_recv and any thread's batch_send, and the return of UMEM
  * frames that OVS frees.  No syscall but the need-wakeup kick, no
  * allocation, no unrate-limited log.  The per-queue state they use,
- * 'struct netdev_afxdp_tx_lock', is described in afxdp-port-private.h and
- * at the top of lib/netdev-afxdp.c. */
+ * 'struct netdev_afxdp_tx_lock', is described in afxdp-port-private.h. */
 
 #include <config.h>
 

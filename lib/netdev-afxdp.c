@@ -13,9 +13,8 @@
  * limitations under the License.
  */
 
-/* The afxdp netdev provider: glue between OVS and our modules.  Each
- * module is lib/NAME.c with its header (a .h alone where marked), one
- * concept and one prefix each:
+/* The afxdp netdev provider: glue between OVS and our modules, one concept
+ * and one prefix each (lib/NAME.c and .h; a .h alone where marked):
  *
  * The port
  *   netdev-afxdp             this file: OVS's entry points, life cycle
@@ -51,38 +50,11 @@
  *   afxdp-offload-netdev     glue to OVS up to 3.6: the netdev flow API
  *   afxdp-offload-dpif       glue to OVS 3.7+: the dpif-offload provider
  *
- * This file owns a port's life cycle (construct, set_config, reconfigure,
- * destruct).  The state shared with afxdp-stats and afxdp-rxtx is in
- * afxdp-port-private.h.
- *
- * Per-queue state.  lib/netdev-linux-private.h gives every afxdp netdev an
- * array 'tx_locks' of 'struct netdev_afxdp_tx_lock', a type it leaves to
- * us.  We make each entry the whole state of one queue: its socket, the
- * lock that serializes senders when OVS shares the tx queue, and the
- * queue's counters, rx and tx halves on separate cache lines.  The array is
- * replaced only by reconfigure, when no thread polls or sends on the port.
- *
- * Port state that only the control path needs lives in 'struct afxdp_port',
- * found from the netdev through a small registry (lib/afxdp-port.c).
- *
  * The classes.  lib/netdev-linux.c defines the "afxdp" and "afxdp-nonpmd"
- * classes from the functions of lib/netdev-afxdp.h.  On every OVS version
- * we support they name our init and our get_status (OVS 3.3 and later do
- * that themselves for get_status; the patch series of each version,
- * patches/ovs-X.Y/series, adds what it lacks, see
- * Documentation/internals/build.rst).
- * Nothing is copied or swapped at run time.
- *
- * Device removal.  A device can disappear under a port: its veth peer or
- * the peer's namespace deleted, the device moved to another namespace, a
- * driver unloaded.  The kernel then unbinds our sockets; OVS keeps the
- * port.  An rtnetlink notifier (run by the bridge's interface notifier, in
- * the main thread) asks for a reconfiguration when the device of a port
- * goes or one of its name appears.  Reconfigure then compares the device
- * index with the port's: with no device, the port keeps its queues and
- * sockets but stops receiving and drops what it is given to send
- * (counted), and its status says what happened; with a new device, it
- * opens the port on it.
+ * classes from the functions of lib/netdev-afxdp.h, with our init and our
+ * get_status on every OVS version we support (a version's patch series
+ * adds what it lacks: Documentation/internals/build.rst).  Nothing is
+ * copied or swapped at run time.
  *
  * Lock order: 'afxdp_ports_mutex' is never held while taking a netdev's
  * mutex.  All control-path entry points run in the main thread. */
@@ -193,7 +165,7 @@ netdev_afxdp_construct(struct netdev *netdev_)
 
     /* No queues until reconfigure has created the sockets.  Of the AF_XDP
      * members that lib/netdev-linux-private.h gives every afxdp netdev we
-     * use 'tx_locks' (see the comment at the top); OVS reads none of the
+     * use 'tx_locks' (see afxdp-port-private.h); OVS reads none of the
      * others, so they stay as netdev_linux_alloc() zeroed them. */
     netdev_->n_rxq = 0;
     netdev_->n_txq = 0;
@@ -1109,7 +1081,16 @@ netdev_afxdp_rxq_destruct(struct netdev_rxq *rxq OVS_UNUSED)
 {
 }
 
-/* Device removal (see the comment at the top). */
+/* Device removal.  A device can disappear under a port: its veth peer or
+ * the peer's namespace deleted, the device moved to another namespace, a
+ * driver unloaded.  The kernel then unbinds our sockets; OVS keeps the
+ * port.  An rtnetlink notifier (run by the bridge's interface notifier, in
+ * the main thread) asks for a reconfiguration when the device of a port
+ * goes or one of its name appears.  Reconfigure then compares the device
+ * index with the port's: with no device, the port keeps its queues and
+ * sockets but stops receiving and drops what it is given to send
+ * (counted), and its status says what happened; with a new device, it
+ * opens the port on it. */
 
 /* Marks 'port', whose device is gone, as such: its queues stop receiving
  * and sending, its status says why.  The sockets, UMEM and XDP handle stay
