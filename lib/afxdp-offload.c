@@ -25,19 +25,16 @@
 #include <errno.h>
 #include <string.h>
 #include <net/if.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "afxdp-flow-table.h"
+#include "afxdp-offload-egress.h"
 #include "afxdp-offload-marks.h"
 #include "afxdp-offload-private.h"
 #include "afxdp-port-private.h"
 #include "afxdp-xdp.h"
-#include "afxdp-xdp-features.h"
 #include "bpf/afxdp-flow.h"
-#include "connectivity.h"
 #include "coverage.h"
 #include "dpif.h"
 #include "flow.h"
@@ -53,9 +50,7 @@
 #include "ovs-atomic.h"
 #include "packets.h"
 #include "random.h"
-#include "seq.h"
 #include "smap.h"
-#include "socket-util.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -74,11 +69,6 @@ COVERAGE_DEFINE(afxdp_offload_grace_wait);
 COVERAGE_DEFINE(afxdp_offload_table_write_error);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
-
-/* A veth egress is found not to take redirected frames when at least this
- * many frames of one flow were redirected to it and its count of frames
- * taken did not move. */
-#define AFXDP_OFFLOAD_EGRESS_PROBE 8
 
 /* Masks are ranked at most this often, and only when reordering them saves
  * at least a fifth of the lookups of the frames counted since last time,
@@ -122,9 +112,7 @@ struct afxdp_offload_flow {
     long long int used;             /* ...and when they last moved (the
                                      * program keeps no time), 0 if
                                      * never. */
-    uint64_t probe_packets;         /* Egress check: the flow's packets... */
-    uint64_t probe_xmit;            /* ...and its egress' frames taken, at
-                                     * the last check. */
+    struct afxdp_offload_egress_probe probe;   /* Its egress' watch. */
     bool stale;                     /* Its egress left OVS, or OVS's
                                      * modification of it could not be
                                      * offloaded: in no program until OVS
@@ -149,7 +137,7 @@ struct afxdp_offload {
     uint64_t slot_freed[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;
     uint64_t gone_seq OVS_GUARDED;  /* Bumped when an egress leaves OVS. */
     uint64_t flush_seq OVS_GUARDED; /* Bumped by each flush. */
-    struct hmap egress OVS_GUARDED; /* struct afxdp_offload_egress. */
+    struct afxdp_offload_egress_set egress OVS_GUARDED;  /* Its devmap. */
     long long int next_rank OVS_GUARDED;    /* When to rank next. */
     uint64_t slot_hits[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;  /* At the last
                                                           * ranking. */
@@ -158,169 +146,19 @@ struct afxdp_offload {
                                              * by the receive path. */
 };
 
-/* A device that flows of a port output to, in its devmap. */
-struct afxdp_offload_egress {
-    struct hmap_node node;          /* In 'egress', by 'ifindex'. */
-    int ifindex;
-    int refs;                       /* Installed flows that use it. */
-    uint64_t unused_since;          /* With no flows: the grace mark
-                                     * (afxdp_flow_table_grace_mark()) that
-                                     * must end before its devmap entry
-                                     * goes (afxdp_offload_egress_reap()). */
-    bool veth;                      /* A veth: checked, see below. */
-    long long int xmit_read_ms;     /* When 'xmit' was read. */
-    uint64_t xmit;                  /* Frames it took from XDP redirects
-                                     * (its tx_queue_N_xdp_xmit). */
-};
-
-/* A veth drops frames redirected to it by XDP unless its peer runs NAPI
- * (has an XDP program or GRO on), and Linux counts those drops nowhere a
- * switch can see.  The kernel says so in the device's XDP features (no
- * ndo_xmit; afxdp_offload_egress_takes()), which decide first.  As a second
- * line of defence (the only one before Linux 6.3, whose kernels do not say),
- * offloaded flows that output to a veth are watched:
- * when one of them redirected AFXDP_OFFLOAD_EGRESS_PROBE frames and the
- * veth took none, the device goes in 'broken_egress' and its flows go back
- * to the PMD (as partial offloads), with a warning.  Only the flows of
- * ports whose program runs in the driver are watched: generic XDP
- * redirects skbs, which the veth transmits as any other (not counted as XDP
- * transmits), whatever its peer runs.  Guarded by 'broken_mutex', a leaf
- * lock (nothing else is taken while it is held). */
-struct afxdp_offload_broken {
-    struct hmap_node node;          /* In 'broken_egress', by 'ifindex'. */
-    int ifindex;
-    char *name;                     /* Device name, for status. */
-};
-
 static struct ovs_mutex all_offloads_mutex = OVS_MUTEX_INITIALIZER;
 static struct ovs_list all_offloads OVS_GUARDED_BY(all_offloads_mutex)
     = OVS_LIST_INITIALIZER(&all_offloads);
-static struct ovs_mutex broken_mutex = OVS_MUTEX_INITIALIZER;
-static struct hmap broken_egress OVS_GUARDED_BY(broken_mutex)
-    = HMAP_INITIALIZER(&broken_egress);
-
-/* Egress devices that drop redirected frames. */
-
-static struct afxdp_offload_broken *
-afxdp_offload_broken_find(int ifindex)
-    OVS_REQUIRES(broken_mutex)
-{
-    struct afxdp_offload_broken *b;
-
-    HMAP_FOR_EACH_WITH_HASH (b, node, hash_int(ifindex, 0), &broken_egress) {
-        if (b->ifindex == ifindex) {
-            return b;
-        }
-    }
-    return NULL;
-}
-
-static bool
-afxdp_offload_is_broken(int ifindex)
-{
-    bool broken;
-
-    ovs_mutex_lock(&broken_mutex);
-    broken = afxdp_offload_broken_find(ifindex) != NULL;
-    ovs_mutex_unlock(&broken_mutex);
-    return broken;
-}
-
-/* Marks 'ifindex' broken; returns false if it already was. */
-static bool
-afxdp_offload_set_broken(int ifindex, const char *name)
-{
-    bool added = false;
-
-    ovs_mutex_lock(&broken_mutex);
-    if (!afxdp_offload_broken_find(ifindex)) {
-        struct afxdp_offload_broken *b = xzalloc(sizeof *b);
-
-        b->ifindex = ifindex;
-        b->name = xstrdup(name);
-        hmap_insert(&broken_egress, &b->node, hash_int(ifindex, 0));
-        added = true;
-    }
-    ovs_mutex_unlock(&broken_mutex);
-    return added;
-}
-
-static void
-afxdp_offload_clear_broken(int ifindex)
-{
-    struct afxdp_offload_broken *b;
-
-    ovs_mutex_lock(&broken_mutex);
-    b = afxdp_offload_broken_find(ifindex);
-    if (b) {
-        hmap_remove(&broken_egress, &b->node);
-        free(b->name);
-        free(b);
-    }
-    ovs_mutex_unlock(&broken_mutex);
-}
-
-/* If device 'ifindex' is a veth, stores in '*xmit' the frames it took from
- * XDP redirects so far (the sum of its tx_queue_N_xdp_xmit statistics)
- * and returns true; otherwise returns false. */
-static bool
-afxdp_veth_xdp_xmit(int ifindex, uint64_t *xmit)
-{
-    struct ethtool_drvinfo drv = { .cmd = ETHTOOL_GDRVINFO };
-    struct ethtool_gstrings *names = NULL;
-    struct ethtool_stats *stats = NULL;
-    char name[IF_NAMESIZE];
-    struct ifreq ifr;
-    bool veth = false;
-    uint32_t n;
-
-    if (!if_indextoname(ifindex, name)) {
-        return false;
-    }
-    memset(&ifr, 0, sizeof ifr);
-    ovs_strzcpy(ifr.ifr_name, name, sizeof ifr.ifr_name);
-    ifr.ifr_data = (void *) &drv;
-    if (af_inet_ioctl(SIOCETHTOOL, &ifr) || strcmp(drv.driver, "veth")) {
-        return false;
-    }
-    n = drv.n_stats;
-    if (!n || n > 4096) {
-        goto out;
-    }
-    names = xzalloc(sizeof *names + n * ETH_GSTRING_LEN);
-    names->cmd = ETHTOOL_GSTRINGS;
-    names->string_set = ETH_SS_STATS;
-    names->len = n;
-    ifr.ifr_data = (void *) names;
-    if (af_inet_ioctl(SIOCETHTOOL, &ifr)) {
-        goto out;
-    }
-    stats = xzalloc(sizeof *stats + n * sizeof stats->data[0]);
-    stats->cmd = ETHTOOL_GSTATS;
-    stats->n_stats = n;
-    ifr.ifr_data = (void *) stats;
-    if (af_inet_ioctl(SIOCETHTOOL, &ifr)) {
-        goto out;
-    }
-    veth = true;
-    *xmit = 0;
-    for (uint32_t i = 0; i < MIN(n, stats->n_stats); i++) {
-        const char *s = (const char *) &names->data[i * ETH_GSTRING_LEN];
-        unsigned int queue;
-        int end = 0;
-
-        if (sscanf(s, "tx_queue_%u_xdp_xmit%n", &queue, &end) == 1
-            && end && !s[end]) {
-            *xmit += stats->data[i];
-        }
-    }
-out:
-    free(names);
-    free(stats);
-    return veth;
-}
 
 /* Maps of a live program.  All with 'offload->mutex' held. */
+
+/* The devmap of the program of 'o', -1 if it has none. */
+static int
+afxdp_offload_devmap(const struct afxdp_offload *o)
+    OVS_REQUIRES(o->mutex)
+{
+    return o->attached ? o->maps.egress_fd : -1;
+}
 
 /* Writes the mask table to the program. */
 static int
@@ -454,108 +292,6 @@ afxdp_offload_slot_unuse(struct afxdp_offload *o, int slot)
     afxdp_offload_write_table(o);
 }
 
-static struct afxdp_offload_egress *
-afxdp_offload_egress_find(struct afxdp_offload *o, int ifindex)
-    OVS_REQUIRES(o->mutex)
-{
-    struct afxdp_offload_egress *eg;
-
-    HMAP_FOR_EACH_WITH_HASH (eg, node, hash_int(ifindex, 0), &o->egress) {
-        if (eg->ifindex == ifindex) {
-            return eg;
-        }
-    }
-    return NULL;
-}
-
-/* True if some devmap entry of 'o' has no flows. */
-static bool
-afxdp_offload_egress_any_unused(const struct afxdp_offload *o)
-    OVS_REQUIRES(o->mutex)
-{
-    const struct afxdp_offload_egress *eg;
-
-    HMAP_FOR_EACH (eg, node, &o->egress) {
-        if (!eg->refs) {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Takes a reference to 'ifindex' in the devmap.  Returns 0, EAGAIN if the
- * devmap is full but entries without flows leave it after a grace period,
- * or another errno. */
-static int
-afxdp_offload_egress_ref(struct afxdp_offload *o, int ifindex)
-    OVS_REQUIRES(o->mutex)
-{
-    struct afxdp_offload_egress *eg = afxdp_offload_egress_find(o, ifindex);
-    uint32_t key = ifindex, value = ifindex;
-    int ret;
-
-    if (!eg || !eg->refs) {
-        /* Written again for an entry kept after its last flow (it is
-         * there, unless the kernel took it with a device deleted). */
-        ret = bpf_map_update_elem(o->maps.egress_fd, &key, &value, BPF_ANY);
-        if (ret == -E2BIG && afxdp_offload_egress_any_unused(o)) {
-            /* Full of entries that await the end of a grace period. */
-            return EAGAIN;
-        }
-        if (ret) {
-            return -ret;
-        }
-    }
-    if (!eg) {
-        eg = xzalloc(sizeof *eg);
-        eg->ifindex = ifindex;
-        eg->veth = afxdp_veth_xdp_xmit(ifindex, &eg->xmit);
-        eg->xmit_read_ms = time_msec();
-        hmap_insert(&o->egress, &eg->node, hash_int(ifindex, 0));
-    }
-    eg->refs++;
-    return 0;
-}
-
-/* Drops a reference to 'ifindex'.  The last one does not take the entry
- * out of the devmap at once: the program may be running with the flow
- * entry that was just removed, about to redirect a frame to it, and a
- * flow modified (removed, then added with the same egress) must not drop
- * the frames in flight.  The entry goes after a grace period
- * (afxdp_offload_egress_reap()), as mask slots and flow ids do. */
-static void
-afxdp_offload_egress_unref(struct afxdp_offload *o, int ifindex)
-    OVS_REQUIRES(o->mutex)
-{
-    struct afxdp_offload_egress *eg = afxdp_offload_egress_find(o, ifindex);
-
-    if (eg && !--eg->refs) {
-        eg->unused_since = afxdp_flow_table_grace_mark();
-    }
-}
-
-/* Takes out of the devmap the entries that no flow used during a whole
- * grace period. */
-static void
-afxdp_offload_egress_reap(struct afxdp_offload *o)
-    OVS_REQUIRES(o->mutex)
-{
-    struct afxdp_offload_egress *eg;
-
-    HMAP_FOR_EACH_SAFE (eg, node, &o->egress) {
-        if (!eg->refs && afxdp_flow_table_grace_done(eg->unused_since)) {
-            uint32_t key = eg->ifindex;
-
-            if (o->attached) {
-                /* ENOENT if the kernel took it with its device. */
-                bpf_map_delete_elem(o->maps.egress_fd, &key);
-            }
-            hmap_remove(&o->egress, &eg->node);
-            free(eg);
-        }
-    }
-}
-
 /* Reads the counters of installed 'flow', summed over CPUs, into
  * '*stats' (not counting 'base'), and notes when they last moved. */
 static void
@@ -621,7 +357,7 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     if (!o->attached || (flow->partial && !o->marks)) {
         return EOPNOTSUPP;
     }
-    afxdp_offload_egress_reap(o);
+    afxdp_offload_egress_reap(&o->egress, afxdp_offload_devmap(o));
     error = afxdp_offload_get_slot(o, &flow->mask, &slot);
     if (error) {
         if (error == ENOSPC) {
@@ -630,7 +366,8 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
         return error;
     }
     if (flow->entry.out_ifindex) {
-        error = afxdp_offload_egress_ref(o, flow->entry.out_ifindex);
+        error = afxdp_offload_egress_ref(&o->egress, o->maps.egress_fd,
+                                         flow->entry.out_ifindex);
         if (error) {
             return error;
         }
@@ -649,7 +386,7 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     if (error) {
         afxdp_offload_forget_serial(o, flow);
         if (flow->entry.out_ifindex) {
-            afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
+            afxdp_offload_egress_unref(&o->egress, flow->entry.out_ifindex);
         }
         if (error == ENOSPC) {
             COVERAGE_INC(afxdp_offload_refused_space);
@@ -661,20 +398,14 @@ afxdp_offload_install(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
         afxdp_flow_table_remove(o->flow_table, &flow->place);
         afxdp_offload_forget_serial(o, flow);
         if (flow->entry.out_ifindex) {
-            afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
+            afxdp_offload_egress_unref(&o->egress, flow->entry.out_ifindex);
         }
         return error;
     }
     flow->slot = slot;
     flow->seen_packets = 0;
-    flow->probe_packets = 0;
-    flow->probe_xmit = 0;
-    if (flow->entry.out_ifindex) {
-        const struct afxdp_offload_egress *eg;
-
-        eg = afxdp_offload_egress_find(o, flow->entry.out_ifindex);
-        flow->probe_xmit = eg ? eg->xmit : 0;
-    }
+    afxdp_offload_egress_probe_start(&o->egress, flow->entry.out_ifindex,
+                                     &flow->probe);
     return 0;
 }
 
@@ -699,7 +430,7 @@ afxdp_offload_uninstall(struct afxdp_offload *o,
         afxdp_offload_forget_serial(o, flow);
         afxdp_offload_slot_unuse(o, flow->slot);
         if (flow->entry.out_ifindex) {
-            afxdp_offload_egress_unref(o, flow->entry.out_ifindex);
+            afxdp_offload_egress_unref(&o->egress, flow->entry.out_ifindex);
         }
     }
     flow->slot = -1;
@@ -908,28 +639,17 @@ afxdp_offload_make_partial(struct afxdp_offload_flow *flow)
 /* True if device 'ifindex' takes the frames that the program of 'o'
  * redirects to it, as far as we know.  A program on skbs (generic XDP)
  * redirects skbs, which any device transmits.  A native one hands frames
- * to the device's ndo_xdp_xmit: the kernel says whether the device has one
- * that works now (a veth's works only while its peer has an XDP program or
- * GRO on), or, if it cannot say, our counters may have found it dropping
- * them ('broken_egress'). */
+ * to the device's ndo_xdp_xmit, which may drop them
+ * (afxdp_offload_egress_takes()). */
 static bool
-afxdp_offload_egress_takes(const struct afxdp_offload *o, int ifindex)
+afxdp_offload_out_takes(const struct afxdp_offload *o, int ifindex)
     OVS_REQUIRES(o->mutex)
 {
-    uint64_t features;
-
-    if (o->generic) {
-        return true;
-    }
-    if (!afxdp_xdp_features_get(ifindex, &features)
-        && !afxdp_xdp_features_take_redirect(features, false)) {
-        return false;
-    }
-    return !afxdp_offload_is_broken(ifindex);
+    return o->generic || afxdp_offload_egress_takes(ifindex);
 }
 
 /* The AFXDP_FLOW_OUT_* flags of an output to device 'ifindex', which
- * afxdp_offload_egress_takes(): AFXDP_FLOW_OUT_NO_SG if a native program's
+ * afxdp_offload_out_takes(): AFXDP_FLOW_OUT_NO_SG if a native program's
  * multi-buffer frames (jumbo frames) would be dropped there, because the
  * kernel says the device's ndo_xdp_xmit takes single-buffer frames only;
  * the program then hands those frames to the PMD, and redirects the
@@ -938,11 +658,7 @@ static uint8_t
 afxdp_offload_out_flags(const struct afxdp_offload *o, int ifindex)
     OVS_REQUIRES(o->mutex)
 {
-    uint64_t features;
-
-    return (!o->generic
-            && !afxdp_xdp_features_get(ifindex, &features)
-            && !afxdp_xdp_features_take_redirect(features, true)
+    return (!o->generic && afxdp_offload_egress_single_buffer(ifindex)
             ? AFXDP_FLOW_OUT_NO_SG : 0);
 }
 
@@ -958,7 +674,7 @@ afxdp_offload_choose(const struct afxdp_offload *o,
     if (!flow->can_full) {
         afxdp_offload_make_partial(flow);
     } else if (flow->full.out_ifindex
-               && !afxdp_offload_egress_takes(o, flow->full.out_ifindex)) {
+               && !afxdp_offload_out_takes(o, flow->full.out_ifindex)) {
         flow->egress_off = true;
         afxdp_offload_make_partial(flow);
     } else {
@@ -994,7 +710,7 @@ afxdp_offload_rechoose(struct afxdp_offload *o, int ifindex,
             continue;
         }
         if (flow->slot >= 0
-            && (flow->egress_off == afxdp_offload_egress_takes(o, ifindex)
+            && (flow->egress_off == afxdp_offload_out_takes(o, ifindex)
                 || (!flow->partial && flow->entry.out_flags
                     != afxdp_offload_out_flags(o, ifindex)))) {
             afxdp_offload_uninstall(o, flow);
@@ -1014,33 +730,23 @@ afxdp_offload_rechoose(struct afxdp_offload *o, int ifindex,
 }
 
 /* Checks, for the installed 'flow' that outputs to a veth and has
- * redirected 'packets' frames so far, that the veth takes them (see
- * 'broken_egress').  Demotes the flows to it if it does not, and returns
- * true if it was found broken just now (the caller then tells OVS with
- * afxdp_offload_egress_changed() once it released 'o->mutex'). */
+ * redirected 'packets' frames so far, that the veth takes them
+ * (afxdp-offload-egress.h).  Demotes the flows to it if it does not, and
+ * returns true if it was found broken just now (the caller then tells OVS
+ * with afxdp_offload_egress_changed() once it released 'o->mutex'). */
 static bool
 afxdp_offload_check_egress(struct afxdp_offload *o,
                            struct afxdp_offload_flow *flow, uint64_t packets)
     OVS_REQUIRES(o->mutex)
 {
     int ifindex = flow->entry.out_ifindex;
-    struct afxdp_offload_egress *eg = afxdp_offload_egress_find(o, ifindex);
     char name[IF_NAMESIZE];
     int moved = 0;
     bool new;
 
-    if (!eg || !eg->veth || o->generic
-        || packets - flow->probe_packets < AFXDP_OFFLOAD_EGRESS_PROBE) {
-        return false;
-    }
-    if (eg->xmit == flow->probe_xmit) {
-        /* Read again now, after those frames went out. */
-        afxdp_veth_xdp_xmit(ifindex, &eg->xmit);
-        eg->xmit_read_ms = time_msec();
-    }
-    if (eg->xmit != flow->probe_xmit) {
-        flow->probe_packets = packets;
-        flow->probe_xmit = eg->xmit;
+    if (o->generic
+        || !afxdp_offload_egress_drops(&o->egress, ifindex, &flow->probe,
+                                       packets)) {
         return false;
     }
 
@@ -1048,7 +754,7 @@ afxdp_offload_check_egress(struct afxdp_offload *o,
     if (!if_indextoname(ifindex, name)) {
         ovs_strlcpy(name, "(gone)", sizeof name);
     }
-    new = afxdp_offload_set_broken(ifindex, name);
+    new = afxdp_offload_egress_mark_broken(ifindex, name);
     if (new) {
         VLOG_WARN("%s: the veth %s drops the frames offloaded flows redirect "
                   "to it (its peer has neither an XDP program nor GRO on); "
@@ -1060,56 +766,19 @@ afxdp_offload_check_egress(struct afxdp_offload *o,
     return new;
 }
 
-/* Device 'ifindex' has a new status: tells OVS, so that the database
- * shows it.  Takes OVS's netdev registry lock: call it without any lock of
- * ours (a netdev's destruction takes ours under that lock). */
+/* The kernel says that device 'ifindex' started ('takes') or stopped
+ * taking the frames that XDP redirects to it, or multi-buffer ones (a
+ * veth's peer turned GRO or an XDP program on or off): the flows of
+ * native-XDP ports that output to it move into XDP or back to the PMD at
+ * once.  Called by afxdp-xdp-features' thread without any of our locks
+ * (afxdp_offload_egress_init()). */
 static void
-afxdp_offload_egress_changed(int ifindex)
+afxdp_offload_rechoose_all(int ifindex, bool takes)
 {
-    char name[IF_NAMESIZE];
-    struct netdev *netdev;
-
-    if (!if_indextoname(ifindex, name)) {
-        return;
-    }
-    netdev = netdev_from_name(name);
-    if (netdev) {
-        if (afxdp_port_lookup(netdev)) {
-            netdev_change_seq_changed(netdev);
-            /* That wakes the main thread (connectivity_seq) before it bumps
-             * the netdev's change_seq: from another thread, the main thread
-             * may look at the netdev in between, find it unchanged, and
-             * then wait for the next change of anything.  Wakes it again,
-             * now that the netdev's change is there to see. */
-            seq_change(connectivity_seq_get());
-        }
-        netdev_close(netdev);
-    }
-}
-
-/* The kernel says that device 'ifindex' started or stopped taking the
- * frames that XDP redirects to it, or multi-buffer ones (its NDO_XMIT or
- * NDO_XMIT_SG feature went from 'old' to 'new'; a veth's peer turned GRO
- * or an XDP program on or off): the flows of native-XDP ports that output
- * to it move into XDP or back to the PMD at once.  Called by
- * afxdp-xdp-features' thread without any of our locks. */
-static void
-afxdp_offload_xdp_features_changed(int ifindex, uint64_t old, uint64_t new)
-{
-    bool takes = afxdp_xdp_features_take_redirect(new, false);
     int to_pmd = 0, to_xdp = 0;
     char name[IF_NAMESIZE];
     struct afxdp_offload *o;
 
-    if (takes == afxdp_xdp_features_take_redirect(old, false)
-        && (afxdp_xdp_features_take_redirect(new, true)
-            == afxdp_xdp_features_take_redirect(old, true))) {
-        return;
-    }
-    if (takes) {
-        /* What our counters found no longer holds. */
-        afxdp_offload_clear_broken(ifindex);
-    }
     ovs_mutex_lock(&all_offloads_mutex);
     LIST_FOR_EACH (o, list_node, &all_offloads) {
         ovs_mutex_lock(&o->mutex);
@@ -1131,7 +800,6 @@ afxdp_offload_xdp_features_changed(int ifindex, uint64_t old, uint64_t new)
               to_pmd, to_xdp);
     /* This thread runs no poll loop that would publish its counts. */
     coverage_try_clear();
-    afxdp_offload_egress_changed(ifindex);
 }
 
 /* What OVS's offload API calls, through the glue of its generation
@@ -1174,10 +842,8 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
                                                      actions_len,
                                                      &flow->full);
     if (flow->can_full && flow->full.out_ifindex) {
-        uint64_t features;
-
         /* Asks the kernel now, if it must, rather than with the mutex. */
-        afxdp_xdp_features_get(flow->full.out_ifindex, &features);
+        afxdp_offload_egress_ask(flow->full.out_ifindex);
     }
 
     o = afxdp_offload_get(netdev);
@@ -1298,7 +964,7 @@ afxdp_offload_flow_get(struct netdev *netdev, const ovs_u128 *ufid,
         }
     }
     afxdp_offload_rank(o);
-    afxdp_offload_egress_reap(o);
+    afxdp_offload_egress_reap(&o->egress, afxdp_offload_devmap(o));
     ovs_mutex_unlock(&o->mutex);
     if (broken) {
         afxdp_offload_egress_changed(broken);
@@ -1328,7 +994,7 @@ afxdp_offload_flow_del(struct netdev *netdev, const ovs_u128 *ufid,
         }
         afxdp_offload_remove(o, flow);
     }
-    afxdp_offload_egress_reap(o);
+    afxdp_offload_egress_reap(&o->egress, afxdp_offload_devmap(o));
     ovs_mutex_unlock(&o->mutex);
     return error;
 }
@@ -1375,15 +1041,14 @@ afxdp_offload_create(const char *name)
 
     if (ovsthread_once_start(&once)) {
         /* In the main thread (a port's construct), as it must be. */
-        afxdp_xdp_features_init();
-        afxdp_xdp_features_set_notify(afxdp_offload_xdp_features_changed);
+        afxdp_offload_egress_init(afxdp_offload_rechoose_all);
         ovsthread_once_done(&once);
     }
 
     o->name = xstrdup(name);
     ovs_mutex_init(&o->mutex);
     hmap_init(&o->flows);
-    hmap_init(&o->egress);
+    afxdp_offload_egress_set_init(&o->egress);
     ovs_mutex_lock(&o->mutex);
     o->flow_table = afxdp_flow_table_create();
     ovs_mutex_unlock(&o->mutex);
@@ -1398,7 +1063,6 @@ void
 afxdp_offload_destroy(struct afxdp_offload *o)
 {
     struct afxdp_offload_flow *flow;
-    struct afxdp_offload_egress *eg;
 
     if (!o) {
         return;
@@ -1411,14 +1075,11 @@ afxdp_offload_destroy(struct afxdp_offload *o)
     HMAP_FOR_EACH_SAFE (flow, node, &o->flows) {
         afxdp_offload_remove(o, flow);
     }
-    HMAP_FOR_EACH_POP (eg, node, &o->egress) {
-        free(eg);
-    }
     afxdp_flow_table_destroy(o->flow_table);
+    afxdp_offload_egress_set_destroy(&o->egress);
     ovs_mutex_unlock(&o->mutex);
     afxdp_offload_marks_destroy(o->serials);
     hmap_destroy(&o->flows);
-    hmap_destroy(&o->egress);
     ovs_mutex_destroy(&o->mutex);
     free(o->name);
     free(o);
@@ -1483,7 +1144,6 @@ void
 afxdp_offload_detach(struct afxdp_offload *o)
 {
     struct afxdp_offload_flow *flow;
-    struct afxdp_offload_egress *eg;
 
     ovs_mutex_lock(&o->mutex);
     if (o->attached) {
@@ -1499,9 +1159,7 @@ afxdp_offload_detach(struct afxdp_offload *o)
             }
             afxdp_offload_forget_serial(o, flow);
         }
-        HMAP_FOR_EACH_POP (eg, node, &o->egress) {
-            free(eg);
-        }
+        afxdp_offload_egress_set_clear(&o->egress);
         /* Lets the program's maps go with it. */
         afxdp_flow_table_reset(o->flow_table, -1, -1, -1, 0);
         o->attached = false;
@@ -1526,7 +1184,7 @@ afxdp_offload_port_left(struct netdev *netdev)
 }
 
 void
-afxdp_offload_egress_gone(int ifindex)
+afxdp_offload_device_gone(int ifindex)
 {
     struct afxdp_offload *o;
 
@@ -1534,7 +1192,7 @@ afxdp_offload_egress_gone(int ifindex)
         return;
     }
     /* Back in OVS, it will be tried again. */
-    afxdp_offload_clear_broken(ifindex);
+    afxdp_offload_egress_forget(ifindex);
     ovs_mutex_lock(&all_offloads_mutex);
     LIST_FOR_EACH (o, list_node, &all_offloads) {
         struct afxdp_offload_flow *flow;
@@ -1559,24 +1217,11 @@ afxdp_offload_status(struct afxdp_offload *o, int ifindex, struct smap *smap)
     const struct afxdp_offload_flow *flow;
     int full = 0, partial = 0, egress_off = 0;
     struct ds s = DS_EMPTY_INITIALIZER;
-    uint64_t features;
 
     if (!o || !afxdp_offload_ovs_enabled()) {
         return;
     }
-    if (ifindex > 0 && afxdp_offload_is_broken(ifindex)) {
-        smap_add(smap, "xdp-offload-egress", "off: frames redirected to "
-                 "this veth by XDP are dropped (its peer has neither XDP "
-                 "nor GRO on); flows to it run on the PMD");
-    } else if (ifindex > 0
-               && !afxdp_xdp_features_get(ifindex, &features)
-               && !afxdp_xdp_features_take_redirect(features, false)) {
-        smap_add(smap, "xdp-offload-egress", "off: the kernel says this "
-                 "device takes no frames redirected by XDP (no ndo_xmit "
-                 "in its XDP features: a veth needs an XDP program or GRO "
-                 "on its peer); flows of native-XDP ports to it run on the "
-                 "PMD");
-    }
+    afxdp_offload_egress_status(ifindex, smap);
     ovs_mutex_lock(&o->mutex);
     HMAP_FOR_EACH (flow, node, &o->flows) {
         if (flow->slot >= 0) {

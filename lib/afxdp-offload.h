@@ -89,7 +89,7 @@ struct afxdp_offload_marks *afxdp_offload_serials(struct afxdp_offload *);
 /* The afxdp port on device 'ifindex' is leaving OVS: flows of any port
  * that output to it are removed from the programs (OVS revalidates them
  * later; until then their frames go to the PMD, and their counts stay). */
-void afxdp_offload_egress_gone(int ifindex);
+void afxdp_offload_device_gone(int ifindex);
 
 /* OVS 3.7+'s dpif-offload glue holds a reference to each port's netdev
  * that it drops only after an RCU grace period; it tells the port's life

@@ -21,7 +21,9 @@
  *   lib/netdev-afxdp.c  life cycle;
  *   lib/afxdp-rxtx.c    receive and send;
  *   lib/afxdp-stats.c   statistics, status, netdev-afxdp/show;
- *   lib/afxdp-offload.c flow offload into the port's XDP program.
+ *   lib/afxdp-offload.c flow offload into the port's XDP program;
+ *   lib/afxdp-offload-egress.c  tells OVS that an egress port's offload
+ *                       status changed.
  * Not for other modules.  Locking is described at the top of
  * lib/netdev-afxdp.c. */
 

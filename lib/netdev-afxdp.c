@@ -44,6 +44,7 @@
  *   afxdp-txgso              TCP packets over the MTU sent whole, kernel GSO
  * Flow offload into the XDP program
  *   afxdp-offload            its core: a port's offloaded flows
+ *   afxdp-offload-egress     their egress devices; which take redirects
  *   afxdp-offload-translate  a megaflow into an XDP flow table entry
  *   afxdp-offload-marks      marks of partially offloaded flows, to OVS's
  *   afxdp-flow-table         the XDP flow table's maps, written by protocol
@@ -215,7 +216,7 @@ netdev_afxdp_destruct(struct netdev *netdev_)
         ovs_mutex_unlock(&dev->mutex);
 
         /* Other ports' flows must not send to a port OVS no longer has. */
-        afxdp_offload_egress_gone(port->ifindex);
+        afxdp_offload_device_gone(port->ifindex);
         afxdp_offload_destroy(port->offload);
         free(port->zc_fallback);
         free(port->tx_gso_why);
@@ -982,7 +983,7 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
                 /* The kernel took the device out of every devmap: flows
                  * of other ports that XDP redirected to it would drop
                  * every frame, unseen, and count them as forwarded. */
-                afxdp_offload_egress_gone(old_ifindex);
+                afxdp_offload_device_gone(old_ifindex);
             }
             return 0;
         }
@@ -1049,7 +1050,7 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     netdev_change_seq_changed(netdev);
     ovs_mutex_unlock(&dev->mutex);
     if (replaced_ifindex) {
-        afxdp_offload_egress_gone(replaced_ifindex);
+        afxdp_offload_device_gone(replaced_ifindex);
     }
     return error;
 }
