@@ -32,6 +32,7 @@
 #include "afxdp-offload-egress.h"
 #include "afxdp-offload-marks.h"
 #include "afxdp-offload-private.h"
+#include "afxdp-offload-rank.h"
 #include "afxdp-port-private.h"
 #include "afxdp-xdp.h"
 #include "bpf/afxdp-flow.h"
@@ -528,44 +529,6 @@ afxdp_offload_insert(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     hmap_insert(&o->flows, &flow->node, afxdp_ufid_hash(&flow->ufid));
 }
 
-/* Reads the program's hits per mask slot, summed over CPUs, into 'hits'.
- * Returns false if it cannot. */
-static bool
-afxdp_offload_read_hits(struct afxdp_offload *o,
-                        uint64_t hits[AFXDP_FLOW_MAX_MASKS])
-    OVS_REQUIRES(o->mutex)
-{
-    int n_cpus = libbpf_num_possible_cpus();
-    uint64_t *v;
-    bool ok = true;
-
-    if (n_cpus <= 0) {
-        return false;
-    }
-    v = xcalloc(n_cpus, sizeof *v);
-    for (uint32_t slot = 0; ok && slot < AFXDP_FLOW_MAX_MASKS; slot++) {
-        ok = !bpf_map_lookup_elem(o->maps.mask_hits_fd, &slot, v);
-        hits[slot] = 0;
-        for (int i = 0; ok && i < n_cpus; i++) {
-            hits[slot] += v[i];
-        }
-    }
-    free(v);
-    return ok;
-}
-
-/* Lookups that the frames 'd' (hits per slot) cost in 'order'. */
-static uint64_t
-afxdp_offload_order_cost(const uint8_t *order, uint32_t n, const uint64_t *d)
-{
-    uint64_t cost = 0;
-
-    for (uint32_t i = 0; i < n; i++) {
-        cost += d[order[i]] * (i + 1);
-    }
-    return cost;
-}
-
 /* Puts the masks of 'o' that had the most hits since the last ranking
  * first, as OVS's classifier ranks its subtables, when that saves enough
  * lookups (see AFXDP_OFFLOAD_RANK_*).  Only the order changes, which is
@@ -581,7 +544,8 @@ afxdp_offload_rank(struct afxdp_offload *o)
     long long int now = time_msec();
 
     if (!o->attached || n < 2 || now < o->next_rank
-        || !afxdp_offload_read_hits(o, hits)) {
+        || !afxdp_offload_rank_read_hits(o->maps.mask_hits_fd, hits,
+                                         AFXDP_FLOW_MAX_MASKS)) {
         return;
     }
     o->next_rank = now + AFXDP_OFFLOAD_RANK_MS;
@@ -595,22 +559,8 @@ afxdp_offload_rank(struct afxdp_offload *o)
         return;
     }
     memcpy(o->slot_hits, hits, sizeof o->slot_hits);
-
-    /* Insertion sort of the slots by hits, busiest first; ties keep their
-     * order. */
-    memcpy(order, o->table.order, n);
-    for (uint32_t i = 1; i < n; i++) {
-        uint8_t slot = order[i];
-        uint32_t j = i;
-
-        for (; j > 0 && d[order[j - 1]] < d[slot]; j--) {
-            order[j] = order[j - 1];
-        }
-        order[j] = slot;
-    }
-    before = afxdp_offload_order_cost(o->table.order, n, d);
-    after = afxdp_offload_order_cost(order, n, d);
-    if (after * 5 <= before * 4) {
+    if (afxdp_offload_rank_order(o->table.order, n, d, order, &before,
+                                 &after)) {
         uint8_t old_order[AFXDP_FLOW_MAX_MASKS];
 
         memcpy(old_order, o->table.order, n);

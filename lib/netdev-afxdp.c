@@ -15,7 +15,6 @@
 
 /* The afxdp netdev provider: glue between OVS and our modules, one concept
  * and one prefix each (lib/NAME.c and .h; a .h alone where marked):
- *
  * The port
  *   netdev-afxdp             this file: OVS's entry points, life cycle
  *   afxdp-port               the registry of ports (afxdp-port-private.h)
@@ -47,6 +46,7 @@
  *   afxdp-offload-egress     their egress devices; which take redirects
  *   afxdp-offload-translate  a megaflow into an XDP flow table entry
  *   afxdp-offload-marks      marks of partially offloaded flows, to OVS's
+ *   afxdp-offload-rank       the order of the masks, busiest first
  *   afxdp-flow-table         the XDP flow table's maps, written by protocol
  *   afxdp-offload-netdev     glue to OVS up to 3.6: the netdev flow API
  *   afxdp-offload-dpif       glue to OVS 3.7+: the dpif-offload provider
