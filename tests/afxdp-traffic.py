@@ -59,6 +59,7 @@ Python 3, no scapy needed.
 import argparse
 import errno
 import os
+import resource
 import socket
 import struct
 import sys
@@ -230,6 +231,11 @@ def cmd_udp_recv(args):
 
 
 def cmd_udp_send(args):
+    # A socket per flow: thousands of flows need more descriptors than
+    # the usual soft limit (1024).
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if args.flows + 64 > soft and soft != resource.RLIM_INFINITY:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     socks = []
     for i in range(args.flows):
         s = socket.socket(_family(args.host), socket.SOCK_DGRAM)

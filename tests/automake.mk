@@ -42,7 +42,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-txcsum.at \
 	tests/afxdp-system-txcsum-ct.at \
 	tests/afxdp-system-rxcsum.at \
-	tests/afxdp-system-txseg.at
+	tests/afxdp-system-txseg.at \
+	tests/afxdp-system-stress.at
 
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \
