@@ -40,12 +40,14 @@
       udp-send puts in it and prints "corrupted N" (datagrams whose payload
       differs).  The --ready file holds the port, as for tcp-server.
 
-  udp-send --host H --port P [--count N] [--flows F] [--size B]
-           [--rate PPS] [--duration S]
+  udp-send --host H --port P [--count N] [--flows F] [--sport S0]
+           [--size B] [--rate PPS] [--duration S]
       Sends N datagrams (or, with --duration, as many as fit in S seconds)
       of B bytes of payload, round-robin from F source ports (F flows, so
       that RSS spreads them over queues), at most PPS per second (0: as
-      fast as possible).  Prints the number sent.  A payload of 8 bytes or
+      fast as possible).  The source ports are S0, S0 + 1, ..., S0 + F - 1
+      with --sport (so that OpenFlow rules can name each flow), otherwise
+      ports the kernel chooses.  Prints the number sent.  A payload of 8 bytes or
       more starts with the datagram's sequence number (64 bits, network
       order), followed by bytes that count up from that number (mod 256),
       so that a byte changed, or a payload swapped with another, shows.
@@ -57,6 +59,7 @@ Python 3, no scapy needed.
 import argparse
 import errno
 import os
+import resource
 import socket
 import struct
 import sys
@@ -228,10 +231,15 @@ def cmd_udp_recv(args):
 
 
 def cmd_udp_send(args):
+    # A socket per flow: thousands of flows need more descriptors than
+    # the usual soft limit (1024).
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if args.flows + 64 > soft and soft != resource.RLIM_INFINITY:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     socks = []
     for i in range(args.flows):
         s = socket.socket(_family(args.host), socket.SOCK_DGRAM)
-        s.bind(("", 0))
+        s.bind(("", args.sport + i if args.sport else 0))
         socks.append(s)
     payloads = _Payloads(args.size)
     dst = (args.host, args.port)
@@ -296,6 +304,7 @@ def main():
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--count", type=int, default=1000)
     p.add_argument("--flows", type=int, default=1)
+    p.add_argument("--sport", type=int, default=0)
     p.add_argument("--size", type=int, default=64)
     p.add_argument("--rate", type=float, default=0)
     p.add_argument("--duration", type=float, default=0)

@@ -42,7 +42,8 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-txcsum.at \
 	tests/afxdp-system-txcsum-ct.at \
 	tests/afxdp-system-rxcsum.at \
-	tests/afxdp-system-txseg.at
+	tests/afxdp-system-txseg.at \
+	tests/afxdp-system-stress.at
 
 AFXDP_TEST_HELPERS = \
 	tests/afxdp-frames.py \
@@ -281,10 +282,85 @@ check-unit-valgrind: all $(AFXDP_UNIT_TESTSUITE) tests/atconfig tests/atlocal
 	echo "check-unit-valgrind: ovstest run by valgrind $(VALGRIND_FLAGS)" && \
 	afxdp_run_unit afxdp-unit-valgrind '$(abs_top_builddir)/tests/valgrind'
 
+# ---------------------------------------------------------------------------
+# Part of the system suite with sanitized programs.
+#
+#   make check-system-sanitized   ovs-vswitchd, ovsdb-server, the utilities
+#                                 and ovstest of $(SANITIZED_TREE)/, built
+#                                 with $(SANITIZED_CFLAGS), run the system
+#                                 tests selected by $(SANITIZED_SYSTEM_TESTS)
+#
+# The suite runs as check-system does (tests/afxdp-isolate.sh, root), in
+# tests/afxdp-system-sanitized/, with the sanitized tree's program
+# directories first on the suite's path.  OVS's tests/atlocal, which the
+# suite reads, already points the sanitizers' log_path into each test's
+# directory (asan.* and ubsan.* in OVS 3.1, sanitizers.* from 3.3 on) and
+# turns LeakSanitizer off; SANITIZER_SYSTEM_ENV, which comes after it,
+# adds the program's name to the file names and turns LeakSanitizer on
+# again (Documentation/topics/testing.rst says why).  A report fails the
+# test in which it was written (AFXDP_VSWITCHD_STOP checks for one, as OVS's
+# AT_CLEANUP does), and prints it.
+#
+# The tests, by keyword (-k, any of them; "a,b" both a and b), about
+# eight minutes on 2 cores, with the build of the programs beyond ovstest
+# (three to four):
+#   stress               the offload's concurrency under churn
+#   del-port             ports deleted and re-added under traffic
+#   offload,lifecycle    offloaded flows across a new XDP program, del-port
+#   offload,churn,nat    flow tables and XDP programs replaced under traffic
+#   mix,native           modified flows, mask slots reused after grace periods
+#   offload,udp,native   64 flows in XDP, 3000-byte MTU, 4 rx queues
+#   churn,faults         ports deleted and added, links down and up (20 cycles)
+#   jumbo,native         multi-buffer frames in the PMD and in XDP
+#   txseg                TSO and GSO packets segmented by the port or the kernel
+# TESTSUITEFLAGS adds to them (e.g. -v, -d, or another -k).
+# ---------------------------------------------------------------------------
+SANITIZED_SYSTEM_BUILD = \
+	vswitchd/ovs-vswitchd \
+	ovsdb/ovsdb-server ovsdb/ovsdb-tool ovsdb/ovsdb-client \
+	utilities/ovs-vsctl utilities/ovs-ofctl utilities/ovs-appctl \
+	utilities/ovs-dpctl
+SANITIZED_SYSTEM_TESTS = -k stress -k del-port -k offload,lifecycle \
+	-k offload,churn,nat -k mix,native -k offload,udp,native \
+	-k churn,faults -k jumbo,native -k txseg \
+	AFXDP_CHURN_CYCLES=20
+SANITIZED_SYSTEM_PATH = $(SANITIZED_BUILDDIR)/utilities:$(SANITIZED_BUILDDIR)/vswitchd:$(SANITIZED_BUILDDIR)/ovsdb:$(SANITIZED_BUILDDIR)/tests
+# After OVS's tests/atlocal (see above); the suppressions as for the unit
+# suite.  AFXDP_SANITIZED tells the tests that measure ovs-vswitchd's
+# memory that AddressSanitizer's quarantine and shadow hold much of it.
+SANITIZER_SYSTEM_ENV = \
+	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1:log_exe_name=1 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_exe_name=1 \
+	LSAN_OPTIONS=suppressions='$(abs_top_srcdir)/tests/afxdp-lsan.supp' \
+	AFXDP_SANITIZED=yes
+
+.PHONY: ovs-sanitized-programs check-system-sanitized
+ovs-sanitized-programs: ovs-sanitized-build
+	@$(AFXDP_SANITIZERS_GUARD); \
+	$(MAKE) $(OVS_MAKE_JOBS) -C $(SANITIZED_BUILDDIR) $(SANITIZED_SYSTEM_BUILD)
+
+check-system-sanitized: all ovs-sanitized-programs $(AFXDP_SYSTEM_TESTSUITE) \
+		tests/atconfig tests/atlocal
+	@$(AFXDP_SANITIZERS_GUARD); \
+	if test "`id -u`" != 0; then \
+	  echo "$@: SKIPPED: the AF_XDP system tests need root (run 'sudo make $@')"; \
+	  exit 0; \
+	fi; \
+	dir=tests/afxdp-system-sanitized; \
+	rm -rf $$dir && $(MKDIR_P) $$dir && \
+	cp tests/atconfig tests/atlocal $$dir/ && \
+	echo "$@: programs built with $(SANITIZED_CFLAGS), in private namespaces (tests/afxdp-isolate.sh)" && \
+	export $(SANITIZER_SYSTEM_ENV) && \
+	$(SHELL) '$(srcdir)/tests/afxdp-isolate.sh' \
+	  $(SHELL) '$(AFXDP_SYSTEM_TESTSUITE)' -C $$dir \
+	    AUTOTEST_PATH='$(SANITIZED_SYSTEM_PATH):$(AFXDP_AUTOTEST_PATH)' \
+	    $(SANITIZED_SYSTEM_TESTS) $(TESTSUITEFLAGS)
+
 clean-local: afxdp-sanitized-clean
 .PHONY: afxdp-sanitized-clean
 afxdp-sanitized-clean:
-	-rm -rf tests/afxdp-unit-sanitized tests/afxdp-unit-valgrind
+	-rm -rf tests/afxdp-unit-sanitized tests/afxdp-unit-valgrind \
+	  tests/afxdp-system-sanitized
 	+if test -f $(SANITIZED_BUILDDIR)/Makefile; then \
 	  $(MAKE) -C $(SANITIZED_BUILDDIR) clean; \
 	fi
