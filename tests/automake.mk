@@ -301,12 +301,13 @@ check-unit-valgrind: all $(AFXDP_UNIT_TESTSUITE) tests/atconfig tests/atlocal
 # test in which it was written (AFXDP_VSWITCHD_STOP checks for one, as OVS's
 # AT_CLEANUP does), and prints it.
 #
-# The tests, by keyword (-k, any of them; "a,b" both a and b), about
-# eight minutes on 2 cores, with the build of the programs beyond ovstest
-# (three to four):
+# The tests, by keyword (-k, any of them; "a,b" both a and b; tests
+# added later with these keywords join), about five minutes on 2 cores,
+# and one or two more for the build of the programs beyond ovstest:
 #   stress               the offload's concurrency under churn
 #   del-port             ports deleted and re-added under traffic
-#   offload,lifecycle    offloaded flows across a new XDP program, del-port
+#   offload,lifecycle    offloaded flows across a new XDP program, del-port,
+#                        an egress device re-created
 #   offload,churn,nat    flow tables and XDP programs replaced under traffic
 #   mix,native           modified flows, mask slots reused after grace periods
 #   offload,udp,native   64 flows in XDP, 3000-byte MTU, 4 rx queues
