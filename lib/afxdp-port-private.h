@@ -53,14 +53,11 @@ struct afxdp_offload_marks;
  * (XDP_PACKET_HEADROOM), which also leaves OVS room to push headers. */
 #define AFXDP_RX_HEADROOM 256
 
-/* State of one queue of a port.  lib/netdev-linux-private.h gives every
- * afxdp netdev an array 'tx_locks' of 'struct netdev_afxdp_tx_lock', a type
- * it leaves to us.  We make each entry the whole state of one queue: its
- * socket, the lock that serializes senders when OVS shares the tx queue,
- * and the queue's counters, rx and tx halves on separate cache lines.  The
- * array is replaced only by reconfigure, when no thread polls or sends on
- * the port. */
-struct netdev_afxdp_tx_lock {
+/* State of one queue of a port: its socket, the lock that serializes
+ * senders when OVS shares the tx queue, and the queue's counters, rx and
+ * tx halves on separate cache lines.  The rx queue and the tx queue of
+ * the same number share it: a socket has both an rx and a tx ring. */
+struct afxdp_queue {
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         /* Receive half: used by the thread polling rx queue 'queue_id'. */
         struct afxdp_xsk *xsk;                  /* The queue's socket. */
@@ -130,6 +127,15 @@ struct netdev_afxdp_tx_lock {
                                                  * beyond AFXDP_MAX_PAIRS. */
         struct afxdp_clock tx_clock;            /* For ingress to egress. */
     );
+};
+
+/* lib/netdev-linux-private.h gives every afxdp netdev an array 'tx_locks'
+ * of 'struct netdev_afxdp_tx_lock', a type it names for a tx queue's lock
+ * and leaves to the provider: for us each entry is a whole queue, 'q'.
+ * The array is replaced only by reconfigure, when no thread polls or
+ * sends on the port. */
+struct netdev_afxdp_tx_lock {
+    struct afxdp_queue q;
 };
 
 /* Ingress to egress latency from one ingress port, kept by the egress
@@ -203,9 +209,10 @@ struct smap;
  * version) to 'smap'. */
 void afxdp_port_linux_status(const struct netdev *, struct smap *);
 
-/* The queues of afxdp 'netdev' (its 'tx_locks' array), or NULL before its
- * first reconfigure.  For the fast path, which must not use the array
- * while reconfigure replaces it (OVS guarantees that). */
+/* The queues of afxdp 'netdev' (its 'tx_locks' array: queue i is
+ * [i].q), or NULL before its first reconfigure.  For the fast path, which
+ * must not use the array while reconfigure replaces it (OVS guarantees
+ * that). */
 struct netdev_afxdp_tx_lock *afxdp_port_queues(const struct netdev *);
 
 #endif /* afxdp-port-private.h */

@@ -17,7 +17,7 @@
  * thread's rxq_recv and any thread's batch_send, and the return of UMEM
  * frames that OVS frees.  No syscall but the need-wakeup kick, no
  * allocation, no unrate-limited log.  The per-queue state they use,
- * 'struct netdev_afxdp_tx_lock', is described in afxdp-port-private.h. */
+ * 'struct afxdp_queue', is described in afxdp-port-private.h. */
 
 #include <config.h>
 
@@ -78,7 +78,7 @@ static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 /* True if the device of the port of 'q' is gone (see "Device removal" at
  * the top).  Set by the main thread, read by the queue's users. */
 static inline bool
-afxdp_queue_dev_gone(struct netdev_afxdp_tx_lock *q)
+afxdp_queue_dev_gone(struct afxdp_queue *q)
 {
     bool gone;
 
@@ -91,7 +91,7 @@ afxdp_queue_dev_gone(struct netdev_afxdp_tx_lock *q)
  * 'recycle' (NULL if 0), received but not given to OVS, go back to the fill
  * ring first, or to the pool if it has no room for them. */
 static inline void
-afxdp_rxq_refill(struct netdev_afxdp_tx_lock *q, uint32_t n_given,
+afxdp_rxq_refill(struct afxdp_queue *q, uint32_t n_given,
                  const uint64_t recycle[], uint32_t n_recycle)
 {
     struct afxdp_xsk *xsk = q->xsk;
@@ -245,7 +245,7 @@ struct afxdp_rx_hints_batch {
  * is partially offloaded.  In zero-copy mode the driver wrote the hints,
  * with the device's hash, next to a frame the PMD fetches anyway. */
 static inline bool
-afxdp_rx_hints_read_all(const struct netdev_afxdp_tx_lock *q)
+afxdp_rx_hints_read_all(const struct afxdp_queue *q)
 {
     return q->xsk->zero_copy || afxdp_offload_marks_any(q->marks);
 }
@@ -258,7 +258,7 @@ afxdp_rx_hints_read_all(const struct netdev_afxdp_tx_lock *q)
  * kept it a call per packet, and the constant set of members the
  * per-packet decode asks for must reach xdp_hints_decode_fields(). */
 static inline ALWAYS_INLINE void
-afxdp_rx_hints(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
+afxdp_rx_hints(struct afxdp_queue *q, struct dp_packet *packet,
                uint64_t *ts, uint64_t addr, uint64_t frame,
                struct afxdp_rx_hints_batch *hb)
 {
@@ -364,7 +364,7 @@ afxdp_rx_return(const struct afxdp_pool_layout *l, uint64_t addr,
  * 'r->n_bad', if one of them does not describe a frame.  The hints, if
  * any, are in front of the first frame. */
 static struct dp_packet *
-afxdp_rx_multi(struct netdev_afxdp_tx_lock *q, uint32_t idx, uint32_t n_desc,
+afxdp_rx_multi(struct afxdp_queue *q, uint32_t idx, uint32_t n_desc,
                struct afxdp_rx_hints_batch *hb,
                struct afxdp_rx_returns *r)
 {
@@ -412,7 +412,7 @@ afxdp_rx_multi(struct netdev_afxdp_tx_lock *q, uint32_t idx, uint32_t n_desc,
  * of the packets of 'batch' from the 'first'th on, just received on 'q'
  * (see afxdp-rxcsum.h), and counts them. */
 static inline void
-afxdp_rx_csum(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch,
+afxdp_rx_csum(struct afxdp_queue *q, struct dp_packet_batch *batch,
               size_t first)
 {
     uint32_t n_partial = 0;
@@ -434,7 +434,7 @@ afxdp_rx_csum(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch,
  * empty, half of all polls on a PMD with a busy port and an idle one, does
  * not pay for this one's stack frame and state. */
 static uint32_t AFXDP_NOINLINE
-afxdp_rxq_take(struct netdev_afxdp_tx_lock *q, const struct netdev *netdev,
+afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
                uint32_t n, uint32_t idx, struct dp_packet_batch *batch)
 {
     const struct afxdp_pool_layout *l = q->layout;
@@ -579,14 +579,14 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
                       int *qfill)
 {
     struct netdev_afxdp_tx_lock *queues = afxdp_port_queues(rxq_->netdev);
-    struct netdev_afxdp_tx_lock *q;
+    struct afxdp_queue *q;
     uint32_t n, n_pkts, idx;
     struct afxdp_xsk *xsk;
 
     if (OVS_UNLIKELY(!queues || rxq_->queue_id >= rxq_->netdev->n_rxq)) {
         return EAGAIN;
     }
-    q = &queues[rxq_->queue_id];
+    q = &queues[rxq_->queue_id].q;
     xsk = q->xsk;
 
     if (OVS_UNLIKELY(afxdp_queue_dev_gone(q))) {
@@ -651,7 +651,7 @@ afxdp_free_batch(struct dp_packet_batch *batch)
 
 /* Returns to the pool the frames the kernel has finished sending. */
 static inline void
-afxdp_txq_reap(struct netdev_afxdp_tx_lock *q)
+afxdp_txq_reap(struct afxdp_queue *q)
 {
     struct afxdp_xsk *xsk = q->xsk;
     uint64_t addrs[NETDEV_MAX_BURST * 2];
@@ -665,7 +665,7 @@ afxdp_txq_reap(struct netdev_afxdp_tx_lock *q)
 
 /* Asks the kernel to send what is on the tx ring of 'q'. */
 static inline void
-afxdp_txq_kick(struct netdev_afxdp_tx_lock *q)
+afxdp_txq_kick(struct afxdp_queue *q)
 {
     struct afxdp_xsk *xsk = q->xsk;
 
@@ -696,7 +696,7 @@ afxdp_txq_kick(struct netdev_afxdp_tx_lock *q)
  * from port 'owner' with XDP hints timestamp 'ts', about to go on the tx
  * ring at 'now' (0: not read yet, read here).  Returns 'now'. */
 static uint64_t
-afxdp_tx_latency__(struct netdev_afxdp_tx_lock *q, uint64_t ts,
+afxdp_tx_latency__(struct afxdp_queue *q, uint64_t ts,
                    uint32_t owner, uint64_t now)
 {
     now = now ? now : afxdp_clock_now(&q->tx_clock);
@@ -726,7 +726,7 @@ afxdp_tx_latency__(struct netdev_afxdp_tx_lock *q, uint64_t ts,
  * most packets have no timestamp (one in 'latency-sample' has), and for
  * them this is two loads and a test. */
 static inline ALWAYS_INLINE uint64_t
-afxdp_tx_latency(struct netdev_afxdp_tx_lock *q,
+afxdp_tx_latency(struct afxdp_queue *q,
                  const struct dp_packet *packet, uint64_t now)
 {
     const struct afxdp_big_packet *bp;
@@ -750,7 +750,7 @@ afxdp_tx_latency(struct netdev_afxdp_tx_lock *q,
  * per frame it fills, if the device takes it ('tx_max_len': a veth would
  * drop it unseen); 0 if 'q' cannot send it. */
 static inline uint32_t
-afxdp_tx_n_descs(const struct netdev_afxdp_tx_lock *q, uint32_t size)
+afxdp_tx_n_descs(const struct afxdp_queue *q, uint32_t size)
 {
     uint32_t n, max;
 
@@ -783,7 +783,7 @@ afxdp_tx_fit(const uint8_t n_descs[], uint32_t n, uint32_t room,
  * of descriptors (32 before Linux 6.17's XDP_MAX_TX_SKB_BUDGET) into skbs,
  * and a burst of multi-buffer packets can have more. */
 static inline void
-afxdp_txq_kick_rest(struct netdev_afxdp_tx_lock *q, uint32_t max)
+afxdp_txq_kick_rest(struct afxdp_queue *q, uint32_t max)
 {
     struct xsk_ring_prod *tx = &q->xsk->tx;
 
@@ -797,7 +797,7 @@ afxdp_txq_kick_rest(struct netdev_afxdp_tx_lock *q, uint32_t max)
  * first descriptor of a packet, if 'csum' says so, and counts what became
  * of the packet's checksum. */
 static inline void
-afxdp_tx_csum(struct netdev_afxdp_tx_lock *q, struct xdp_desc *desc,
+afxdp_tx_csum(struct afxdp_queue *q, struct xdp_desc *desc,
               enum afxdp_txcsum_action csum,
               const struct afxdp_tx_metadata *md)
 {
@@ -825,7 +825,7 @@ afxdp_tx_csum(struct netdev_afxdp_tx_lock *q, struct xdp_desc *desc,
  * either put on the tx ring, all its descriptors, or counted in one drop
  * counter: ring full or no free frame. */
 static void
-afxdp_txq_send_burst(struct netdev_afxdp_tx_lock *q,
+afxdp_txq_send_burst(struct afxdp_queue *q,
                      struct dp_packet *pkts[], const uint8_t n_descs[],
                      uint32_t n, uint32_t n_wanted)
 {
@@ -920,7 +920,7 @@ afxdp_txq_send_burst(struct netdev_afxdp_tx_lock *q,
  * MTU 'mtu' (0: unknown, none is): each at most 'mtu' and, if 'frame',
  * one frame of 'q' (see afxdp-txseg.h). */
 static enum afxdp_txseg_verdict
-afxdp_tx_seg_plan(const struct netdev_afxdp_tx_lock *q, uint32_t mtu,
+afxdp_tx_seg_plan(const struct afxdp_queue *q, uint32_t mtu,
                   bool frame, const struct dp_packet *packet,
                   struct afxdp_txseg *seg)
 {
@@ -934,7 +934,7 @@ afxdp_tx_seg_plan(const struct netdev_afxdp_tx_lock *q, uint32_t mtu,
  * planned, into the 'n' frames at 'addrs' and the 'n' tx descriptors of
  * 'q' from 'idx', which the caller reserved.  Returns their bytes. */
 static uint64_t
-afxdp_txq_write_segs(struct netdev_afxdp_tx_lock *q,
+afxdp_txq_write_segs(struct afxdp_queue *q,
                      const struct dp_packet *packet,
                      const struct afxdp_txseg *seg, uint32_t first,
                      uint32_t n, const uint64_t addrs[], uint32_t idx)
@@ -964,7 +964,7 @@ afxdp_txq_write_segs(struct netdev_afxdp_tx_lock *q,
  * the ring or the pool has too little.  Returns how many it took: 0 only
  * if the ring or the pool has no room at all. */
 static uint32_t
-afxdp_txq_take_frames(struct netdev_afxdp_tx_lock *q, uint64_t addrs[],
+afxdp_txq_take_frames(struct afxdp_queue *q, uint64_t addrs[],
                       uint32_t n)
 {
     struct afxdp_xsk *xsk = q->xsk;
@@ -994,7 +994,7 @@ afxdp_txq_take_frames(struct netdev_afxdp_tx_lock *q, uint64_t addrs[],
  * not sent: the packet is counted once in 'tx_drop_unsegmentable' (the
  * segments before it went out and count as sent). */
 static void
-afxdp_txq_send_segs(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
+afxdp_txq_send_segs(struct afxdp_queue *q, struct dp_packet *packet,
                     const struct afxdp_txseg *seg)
 {
     struct afxdp_xsk *xsk = q->xsk;
@@ -1043,7 +1043,7 @@ afxdp_txq_send_segs(struct netdev_afxdp_tx_lock *q, struct dp_packet *packet,
  * the packet socket if 'q' has one and the kernel takes it, else cut into
  * segments here (see afxdp-txgso.h). */
 static void
-afxdp_txq_send_tcp(struct netdev_afxdp_tx_lock *q, uint32_t mtu,
+afxdp_txq_send_tcp(struct afxdp_queue *q, uint32_t mtu,
                    struct dp_packet *packet, struct afxdp_txseg *seg)
 {
     int error;
@@ -1083,7 +1083,7 @@ afxdp_txq_send_tcp(struct netdev_afxdp_tx_lock *q, uint32_t mtu,
  * segmentation of a TSO packet fills one): they go out in bursts of at
  * most NETDEV_MAX_BURST. */
 static void
-afxdp_txq_send(struct netdev_afxdp_tx_lock *q, struct dp_packet_batch *batch)
+afxdp_txq_send(struct afxdp_queue *q, struct dp_packet_batch *batch)
 {
     struct dp_packet *pkts[NETDEV_MAX_BURST];
     uint8_t n_descs[NETDEV_MAX_BURST];
@@ -1157,13 +1157,13 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     OVS_NO_THREAD_SAFETY_ANALYSIS
 {
     struct netdev_afxdp_tx_lock *queues = afxdp_port_queues(netdev);
-    struct netdev_afxdp_tx_lock *q;
+    struct afxdp_queue *q;
 
     if (OVS_UNLIKELY(!queues || !netdev->n_txq)) {
         afxdp_free_batch(batch);
         return 0;
     }
-    q = &queues[qid % netdev->n_txq];
+    q = &queues[qid % netdev->n_txq].q;
     if (concurrent_txq) {
         ovs_spin_lock(&q->lock);
     }

@@ -107,7 +107,7 @@ netdev_afxdp_get_stats(const struct netdev *netdev, struct netdev_stats *st)
     }
     ovs_mutex_lock(port->mutex);
     for (int i = 0; *port->queues && i < netdev->n_rxq; i++) {
-        const struct netdev_afxdp_tx_lock *q = &(*port->queues)[i];
+        const struct afxdp_queue *q = &(*port->queues)[i].q;
         struct xdp_statistics ks;
 
         AFXDP_ALL_QUEUE_COUNTERS(AFXDP_QUEUE_TO_NETDEV)
@@ -191,7 +191,7 @@ afxdp_port_hints_stats(struct afxdp_port *port,
     all = xmalloc(sizeof *all);
     afxdp_latency_hist_init(all);
     for (int i = 0; i < port->netdev->n_rxq; i++) {
-        const struct netdev_afxdp_tx_lock *q = &queues[i];
+        const struct afxdp_queue *q = &queues[i].q;
         size_t k = 0;
 
         AFXDP_HINTS_COUNTERS(AFXDP_QUEUE_SUM)
@@ -227,7 +227,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     }
     afxdp_port_frame_stats(port, b);
     for (int i = 0; i < n; i++) {
-        const struct netdev_afxdp_tx_lock *q = &queues[i];
+        const struct afxdp_queue *q = &queues[i].q;
 
         size_t k = 0;
 
@@ -241,7 +241,7 @@ afxdp_port_custom_stats(struct afxdp_port *port,
     for (int i = 0; i < n; i++) {
         struct xdp_statistics ks;
 
-        afxdp_xsk_get_kernel_stats(queues[i].xsk, &ks);
+        afxdp_xsk_get_kernel_stats(queues[i].q.xsk, &ks);
         AFXDP_XSK_KERNEL_COUNTERS(AFXDP_XSK_STAT)
     }
 
@@ -552,9 +552,9 @@ afxdp_port_latency_show(struct netdev *netdev, struct ds *ds)
     }
     for (int i = 0; queues && port->hints_dec && i < netdev->n_rxq; i++) {
         ds_put_format(ds, "  rxq %d kernel to PMD: ", i);
-        afxdp_latency_hist_format(queues[i].k2p, ds);
+        afxdp_latency_hist_format(queues[i].q.k2p, ds);
         ds_put_char(ds, '\n');
-        afxdp_flows_show(queues[i].flows, i, ds);
+        afxdp_flows_show(queues[i].q.flows, i, ds);
     }
     for (int k = 0; queues && k < AFXDP_MAX_PAIRS; k++) {
         struct afxdp_latency_hist *h = xmalloc(sizeof *h);
@@ -565,11 +565,11 @@ afxdp_port_latency_show(struct netdev *netdev, struct ds *ds)
         for (int i = 0; i < netdev->n_txq; i++) {
             uint32_t id;
 
-            atomic_read_explicit(&queues[i].pairs[k].ingress, &id,
+            atomic_read_explicit(&queues[i].q.pairs[k].ingress, &id,
                                  memory_order_acquire);
             if (id) {
                 ingress = id;
-                afxdp_latency_hist_merge(h, &queues[i].pairs[k].hist);
+                afxdp_latency_hist_merge(h, &queues[i].q.pairs[k].hist);
             }
         }
         if (ingress) {
@@ -598,14 +598,14 @@ afxdp_port_latency_reset(struct netdev *netdev)
     ovs_mutex_lock(port->mutex);
     queues = *port->queues;
     for (int i = 0; queues && i < netdev->n_rxq; i++) {
-        if (queues[i].k2p) {
-            afxdp_latency_hist_clear(queues[i].k2p);
+        if (queues[i].q.k2p) {
+            afxdp_latency_hist_clear(queues[i].q.k2p);
         }
-        if (queues[i].flows) {
-            afxdp_latency_flows_clear(queues[i].flows);
+        if (queues[i].q.flows) {
+            afxdp_latency_flows_clear(queues[i].q.flows);
         }
         for (int k = 0; k < AFXDP_MAX_PAIRS; k++) {
-            afxdp_latency_hist_clear(&queues[i].pairs[k].hist);
+            afxdp_latency_hist_clear(&queues[i].q.pairs[k].hist);
         }
     }
     ovs_mutex_unlock(port->mutex);

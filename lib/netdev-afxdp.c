@@ -299,8 +299,8 @@ afxdp_port_set_tx_max_len(struct afxdp_port *port, int mtu)
                     : AFXDP_XSK_TX_MAX_FRAGS * AFXDP_CONFIG_FRAME_SIZE);
 
     for (int i = 0; queues && i < port->netdev->n_txq; i++) {
-        atomic_store_relaxed(&queues[i].tx_max_len, len);
-        atomic_store_relaxed(&queues[i].tx_mtu, mtu > 0 ? mtu : 0);
+        atomic_store_relaxed(&queues[i].q.tx_max_len, len);
+        atomic_store_relaxed(&queues[i].q.tx_mtu, mtu > 0 ? mtu : 0);
     }
 }
 
@@ -510,10 +510,10 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
 
     if (dev->tx_locks) {
         for (int i = 0; i < port->netdev->n_txq; i++) {
-            ovs_spin_destroy(&dev->tx_locks[i].lock);
-            free_cacheline(dev->tx_locks[i].k2p);
-            afxdp_latency_flows_destroy(dev->tx_locks[i].flows);
-            free_cacheline(dev->tx_locks[i].pairs);
+            ovs_spin_destroy(&dev->tx_locks[i].q.lock);
+            free_cacheline(dev->tx_locks[i].q.k2p);
+            afxdp_latency_flows_destroy(dev->tx_locks[i].q.flows);
+            free_cacheline(dev->tx_locks[i].q.pairs);
         }
         free_cacheline(dev->tx_locks);
         dev->tx_locks = NULL;
@@ -849,7 +849,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     port->n_rxq = n;
     dev->tx_locks = xzalloc_cacheline(n * sizeof *dev->tx_locks);
     for (int i = 0; i < n; i++) {
-        struct netdev_afxdp_tx_lock *q = &dev->tx_locks[i];
+        struct afxdp_queue *q = &dev->tx_locks[i].q;
 
         q->xsk = port->xsks->xsks[i];
         q->pool = port->pool;
@@ -1068,7 +1068,7 @@ netdev_afxdp_rxq_construct(struct netdev_rxq *rxq_)
      * main thread sleeps in poll() until the rx ring has a frame. */
     ovs_mutex_lock(&dev->mutex);
     if (dev->tx_locks && rxq_->queue_id < rxq_->netdev->n_rxq) {
-        rx->fd = dev->tx_locks[rxq_->queue_id].xsk->fd;
+        rx->fd = dev->tx_locks[rxq_->queue_id].q.xsk->fd;
     } else {
         rx->fd = -1;
         error = ENODEV;
@@ -1107,7 +1107,7 @@ afxdp_port_mark_gone(struct afxdp_port *port, struct netdev_linux *dev)
     /* The kernel took the program away with the device. */
     atomic_store_relaxed(&port->ifindex_for_signal, 0);
     for (int i = 0; dev->tx_locks && i < port->netdev->n_rxq; i++) {
-        atomic_store_relaxed(&dev->tx_locks[i].dev_gone, true);
+        atomic_store_relaxed(&dev->tx_locks[i].q.dev_gone, true);
     }
     free(port->error);
     port->error = xasprintf("%s: the device is gone (deleted, or moved to "
