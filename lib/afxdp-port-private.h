@@ -83,6 +83,15 @@ struct afxdp_queue {
         atomic_bool dev_gone;                   /* The device was removed:
                                                  * receive nothing, drop
                                                  * what is sent. */
+        atomic_bool tx_kick_owed;               /* A tx kick found the
+                                                 * kernel busy: descriptors
+                                                 * may wait on the tx ring
+                                                 * for one.  Set by the
+                                                 * sender, cleared by the
+                                                 * poller of rx queue
+                                                 * 'queue_id', which kicks
+                                                 * (see afxdp-rxtx.c).
+                                                 * Zeroed: none owed. */
     );
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         /* Send half: used by whoever sends on tx queue 'queue_id', under

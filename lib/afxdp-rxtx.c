@@ -71,6 +71,7 @@ VLOG_DEFINE_THIS_MODULE(afxdp_rxtx);
 
 COVERAGE_DEFINE(afxdp_rx_wakeup);
 COVERAGE_DEFINE(afxdp_tx_wakeup);
+COVERAGE_DEFINE(afxdp_tx_wakeup_owed);
 COVERAGE_DEFINE(afxdp_tx_burst_split);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
@@ -572,8 +573,27 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
     return n_pkts;
 }
 
+/* Kicks the tx ring of 'q' for a sender whose own kick found the kernel
+ * busy (see afxdp_txq_kick()): without it, what that kick left on the ring
+ * would wait there until the queue's next send, for ever if none comes.
+ * Called by the poller of rx queue 'queue_id', which may run beside a
+ * sender: sendto() is safe beside one, and only the flag is shared.  A
+ * sender that fails after the flag is cleared sets it again, and so does
+ * this kick if the kernel is still busy: the poller then tries on its
+ * next poll. */
+static void AFXDP_NOINLINE
+afxdp_rxq_kick_owed(struct afxdp_queue *q)
+{
+    atomic_store_relaxed(&q->tx_kick_owed, false);
+    COVERAGE_INC(afxdp_tx_wakeup_owed);
+    if (sendto(q->xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0
+        && (errno == EAGAIN || errno == EBUSY || errno == ENOBUFS)) {
+        atomic_store_relaxed(&q->tx_kick_owed, true);
+    }
+}
+
 /* Receives up to NETDEV_MAX_BURST packets from the rx ring of the queue
- * (see afxdp_rxq_take()). */
+ * (see afxdp_rxq_take()), after the tx kick the queue may be owed. */
 int
 netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
                       int *qfill)
@@ -582,6 +602,7 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
     struct afxdp_queue *q;
     uint32_t n, n_pkts, idx;
     struct afxdp_xsk *xsk;
+    bool owed;
 
     if (OVS_UNLIKELY(!queues || rxq_->queue_id >= rxq_->netdev->n_rxq)) {
         return EAGAIN;
@@ -596,6 +617,10 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
             *qfill = 0;
         }
         return EAGAIN;
+    }
+    atomic_read_relaxed(&q->tx_kick_owed, &owed);
+    if (OVS_UNLIKELY(owed)) {
+        afxdp_rxq_kick_owed(q);
     }
 
     n = xsk_ring_cons__peek(&xsk->rx, xsk->sg ? AFXDP_RX_MAX_DESCS
@@ -679,12 +704,16 @@ afxdp_txq_kick(struct afxdp_queue *q)
     if (sendto(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0) {
         int error = errno;
 
-        /* EAGAIN, EBUSY, ENOBUFS: the kernel is busy, what is on the ring
-         * goes with the next kick.  ENETDOWN: the device is down.  ENXIO:
-         * the device is gone, and the port is about to hear of it (see
-         * "Device removal" at the top). */
-        if (error != EAGAIN && error != EBUSY && error != ENOBUFS
-            && error != ENETDOWN && error != ENXIO) {
+        /* EAGAIN, EBUSY, ENOBUFS: the kernel sent its budget of
+         * descriptors, or found the device's queue stopped or the socket's
+         * send buffer full: what is left on the ring goes with the next
+         * kick, which the poller of the queue's rx ring owes it if no
+         * other send comes (afxdp_rxq_kick_owed()).  ENETDOWN: the device
+         * is down.  ENXIO: the device is gone, and the port is about to
+         * hear of it (see "Device removal" at the top). */
+        if (error == EAGAIN || error == EBUSY || error == ENOBUFS) {
+            atomic_store_relaxed(&q->tx_kick_owed, true);
+        } else if (error != ENETDOWN && error != ENXIO) {
             afxdp_counter_add(&q->tx_kick_errors, 1);
             VLOG_WARN_RL(&rl, "queue %"PRIu32": AF_XDP tx kick failed: %s",
                          xsk->queue_id, ovs_strerror(error));
