@@ -33,6 +33,7 @@ afxdp_big_packet_new(uint32_t size, uint32_t headroom, uint32_t owner)
     bp->magic = AFXDP_BIG_PACKET_MAGIC;
     bp->rx_ts = 0;
     bp->owner = owner;
+    bp->seg_mtu = 0;
     dp_packet_use_stub(&bp->packet, bp->data, allocated);
     dp_packet_reserve(&bp->packet, headroom);
     return bp;

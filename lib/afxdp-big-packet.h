@@ -44,12 +44,17 @@ struct afxdp_big_packet {
                                  * if none (or not timed). */
     uint32_t owner;             /* The ingress port (as
                                  * afxdp_pool_frame_owner()). */
+    uint32_t seg_mtu;           /* Largest IP packet of a segment, if it is
+                                 * a GSO packet to cut (of the innermost IP
+                                 * header in a tunnel), 0 if unknown: see
+                                 * afxdp_txseg_src_mtu(). */
     uint8_t data[];             /* The packet's buffer. */
 };
 
 /* Returns a new packet ('->packet') with 'headroom' bytes of headroom and
  * room for 'size' bytes of data (none put yet), received by port 'owner',
- * without a timestamp ('rx_ts' is 0 until the caller sets it). */
+ * without a timestamp ('rx_ts' is 0 until the caller sets it) and with
+ * 'seg_mtu' 0. */
 struct afxdp_big_packet *afxdp_big_packet_new(uint32_t size,
                                               uint32_t headroom,
                                               uint32_t owner);

@@ -63,6 +63,8 @@
                                          * (afxdp-txseg.h). */               \
     C(TX, COUNT, tx_segments)           /* The segments they made, also      \
                                          * in 'tx_packets'. */               \
+    C(TX, COUNT, tx_segmented_tunnel)   /* Of 'tx_segmented', those in a     \
+                                         * VXLAN or Geneve tunnel.  */       \
     C(TX, DROP, tx_drop_unsegmentable)  /* TCP packets too large to send     \
                                          * whole that could not be cut:      \
                                          * malformed, or no room in the      \

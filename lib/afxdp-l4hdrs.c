@@ -26,6 +26,21 @@
 #include "csum.h"
 #include "packets.h"
 
+/* Tunnels (RFC 7348, RFC 8926). */
+#define VXLAN_DST_PORT AFXDP_L4HDRS_VXLAN_PORT
+#define VXLAN_HLEN 8
+#define VXLAN_FLAG_I 0x08           /* First byte: the VNI is valid. */
+#define GENEVE_DST_PORT AFXDP_L4HDRS_GENEVE_PORT
+#define GENEVE_HLEN 8               /* Without its options. */
+#define GENEVE_PROTO_TEB 0x6558     /* Transparent Ethernet bridging. */
+
+/* The 16-bit big-endian value at 'p', in host order. */
+static uint16_t
+be16_at(const uint8_t *p)
+{
+    return (p[0] << 8) | p[1];
+}
+
 /* Parses the IPv4 header at 'ofs' of the 'size' bytes at 'data' into 'h'.
  * Returns false if it is not a whole, unfragmented IPv4 packet. */
 static bool
@@ -123,4 +138,39 @@ afxdp_l4hdrs_parse(const uint8_t *data, uint32_t size,
     h->pseudo = csum_add16(h->pseudo, htons(h->proto));
     h->pseudo = csum_add16(h->pseudo, htons(h->l4_len));
     return true;
+}
+
+/* If the UDP packet at 'data', whose headers 'udp' describes, is VXLAN
+ * or Geneve on its IANA port, carrying Ethernet, returns the offset of the
+ * inner Ethernet header from 'data'; else 0. */
+uint32_t
+afxdp_l4hdrs_tunnel(const uint8_t *data, const struct afxdp_l4hdrs *udp)
+{
+    uint32_t end = udp->l4_ofs + udp->l4_len;
+    uint32_t ofs = udp->l4_ofs + UDP_HEADER_LEN;
+    const uint8_t *t = data + ofs;
+
+    if (udp->proto != IPPROTO_UDP || end < ofs + GENEVE_HLEN
+        || be16_at(data + udp->l4_ofs + 4) != udp->l4_len) {
+        return 0;
+    }
+    switch (be16_at(data + udp->l4_ofs + 2)) {
+    case VXLAN_DST_PORT:
+        if (!(t[0] & VXLAN_FLAG_I)) {
+            return 0;
+        }
+        ofs += VXLAN_HLEN;
+        break;
+    case GENEVE_DST_PORT:
+        /* Version 0, not a control packet, Ethernet inside. */
+        if (t[0] >> 6 || t[1] & 0x80
+            || be16_at(t + 2) != GENEVE_PROTO_TEB) {
+            return 0;
+        }
+        ofs += GENEVE_HLEN + (t[0] & 0x3f) * 4;
+        break;
+    default:
+        return 0;
+    }
+    return ofs + ETH_HEADER_LEN <= end ? ofs : 0;
 }

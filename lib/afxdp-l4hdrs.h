@@ -44,4 +44,12 @@ struct afxdp_l4hdrs {
 bool afxdp_l4hdrs_parse(const uint8_t *data, uint32_t size,
                         struct afxdp_l4hdrs *);
 
+/* The UDP tunnels whose inner packets the send path cuts (afxdp-txseg.h)
+ * and the receive path checks (afxdp-rxcsum.h): VXLAN on UDP port 4789
+ * and Geneve on 6081, carrying Ethernet. */
+#define AFXDP_L4HDRS_VXLAN_PORT 4789
+#define AFXDP_L4HDRS_GENEVE_PORT 6081
+uint32_t afxdp_l4hdrs_tunnel(const uint8_t *data,
+                             const struct afxdp_l4hdrs *udp);
+
 #endif /* afxdp-l4hdrs.h */

@@ -70,6 +70,27 @@ afxdp_rxcsum_finish(uint8_t *data, const struct afxdp_rxcsum_info *info)
                         !info->tcp);
 }
 
+/* If the packet of 'size' bytes at 'data' is a tunnel that
+ * afxdp_l4hdrs_tunnel() knows, whose inner TCP or UDP checksum is partial,
+ * finishes that checksum (see "Tunnels" in afxdp-rxcsum.h) and returns
+ * true. */
+static bool
+afxdp_rxcsum_fix_inner(uint8_t *data, uint32_t size)
+{
+    struct afxdp_rxcsum_info info;
+    struct afxdp_l4hdrs udp;
+    uint32_t inner;
+
+    if (!afxdp_l4hdrs_parse(data, size, &udp)
+        || !(inner = afxdp_l4hdrs_tunnel(data, &udp))
+        || !afxdp_rxcsum_detect(data + inner,
+                                udp.l4_ofs + udp.l4_len - inner, &info)) {
+        return false;
+    }
+    afxdp_rxcsum_finish(data + inner, &info);
+    return true;
+}
+
 /* The rest of afxdp_rxcsum_fix(), for a packet its prefilter left. */
 bool
 afxdp_rxcsum_fix__(struct dp_packet *p)
@@ -78,7 +99,7 @@ afxdp_rxcsum_fix__(struct dp_packet *p)
 
     if (OVS_LIKELY(!afxdp_rxcsum_detect(dp_packet_data(p),
                                         dp_packet_size(p), &info))) {
-        return false;
+        return afxdp_rxcsum_fix_inner(dp_packet_data(p), dp_packet_size(p));
     }
     if (AFXDP_OVS_CSUM_FALLBACK) {
         afxdp_packet_set_rx_l4_partial(p, info.tcp, info.h.ipv6);

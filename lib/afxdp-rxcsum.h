@@ -40,6 +40,16 @@
  * pseudo-header sum (1 in 65536): a checksum computed from scratch is the
  * right one whatever the field held.
  *
+ * Tunnels: a Linux VXLAN or Geneve device encapsulating such a packet
+ * leaves the inner checksum partial and computes the outer UDP checksum
+ * as if it were finished (local checksum offload); a veth carries that
+ * state to its peer, and AF_XDP loses it again.  So in a VXLAN or Geneve
+ * packet (afxdp_l4hdrs_tunnel()) whose outer checksum is not partial, the
+ * inner TCP or UDP checksum gets the same check, and a partial one is
+ * finished right here on every OVS version (OVS knows no inner checksum
+ * state of a packet it receives); the outer checksum, already computed
+ * for the finished inner one, stays valid.
+ *
  * It reads the headers only (no payload) unless it finishes a checksum in
  * software.  Any thread may call these functions; they touch only the
  * packet. */
@@ -128,7 +138,18 @@ afxdp_rxcsum_may_be_partial(const uint8_t *data, uint32_t size)
     }
     sum += htons(proto) + htons((uint16_t) l4_len);
     memcpy(&field, data + csum_ofs, sizeof field);
-    return field == afxdp_csum_fold16(sum);
+    if (field == afxdp_csum_fold16(sum)) {
+        return true;
+    }
+    if (proto == IPPROTO_UDP) {
+        uint16_t dst;
+
+        /* A tunnel's inner checksum may be the partial one. */
+        memcpy(&dst, data + l4_ofs + 2, sizeof dst);
+        return (dst == htons(AFXDP_L4HDRS_VXLAN_PORT)
+                || dst == htons(AFXDP_L4HDRS_GENEVE_PORT));
+    }
+    return false;
 }
 
 /* Called for each received packet 'p' while the port's

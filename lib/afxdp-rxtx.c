@@ -400,6 +400,8 @@ afxdp_rx_multi(struct afxdp_queue *q, uint32_t idx, uint32_t n_desc,
             afxdp_rx_hints(q, packet, &bp->rx_ts, first->addr,
                            afxdp_pool_frame_addr(l, first->addr), hb);
         }
+        bp->seg_mtu = afxdp_txseg_src_mtu(dp_packet_data(packet), total,
+                                          afxdp_pool_rx_mtu(l));
     } else {
         r->n_bad += n_desc;
     }
@@ -945,6 +947,25 @@ afxdp_txq_send_burst(struct afxdp_queue *q,
     afxdp_counter_add(&q->tx_bytes, bytes);
 }
 
+/* The MTU whose segments 'packet' was cut into before it reached us, if it
+ * came from an afxdp port in one or several frames (see "The segment
+ * size" in afxdp-txseg.h); 0 if unknown. */
+static uint32_t
+afxdp_tx_src_mtu(const struct dp_packet *packet)
+{
+    const struct afxdp_big_packet *bp;
+
+    if (packet->source == DPBUF_AFXDP) {
+        const struct dp_packet_afxdp *xp;
+
+        xp = CONTAINER_OF(packet, struct dp_packet_afxdp, packet);
+        return afxdp_pool_rx_mtu(afxdp_pool_layout(
+                                     afxdp_pool_from_umem_pool(xp->mpool)));
+    }
+    bp = afxdp_big_packet_cast(packet);
+    return bp ? bp->seg_mtu : 0;
+}
+
 /* Plans the segments of 'packet' if it is a TCP packet over the device's
  * MTU 'mtu' (0: unknown, none is): each at most 'mtu' and, if 'frame',
  * one frame of 'q' (see afxdp-txseg.h). */
@@ -956,7 +977,8 @@ afxdp_tx_seg_plan(const struct afxdp_queue *q, uint32_t mtu,
     return afxdp_txseg_plan(dp_packet_data(packet), dp_packet_size(packet),
                             mtu ? mtu : UINT32_MAX,
                             frame ? q->tx_room : UINT32_MAX,
-                            afxdp_packet_tso_segsz(packet), seg);
+                            afxdp_packet_tso_segsz(packet),
+                            afxdp_tx_src_mtu(packet), seg);
 }
 
 /* Writes segments 'first' to 'first' + 'n' - 1 of 'packet', which 'seg'
@@ -981,7 +1003,7 @@ afxdp_txq_write_segs(struct afxdp_queue *q,
         desc->len = afxdp_txseg_write(seg, data, first + i,
                                       afxdp_pool_ptr(q->layout, desc->addr),
                                       offload, &md);
-        afxdp_tx_csum(q, desc, (offload ? AFXDP_TXCSUM_REQUEST
+        afxdp_tx_csum(q, desc, (md.flags ? AFXDP_TXCSUM_REQUEST
                                 : AFXDP_TXCSUM_SOFTWARE), &md);
         bytes += desc->len;
     }
@@ -1062,6 +1084,9 @@ afxdp_txq_send_segs(struct afxdp_queue *q, struct dp_packet *packet,
     }
     if (OVS_LIKELY(sent == seg->n_segs)) {
         afxdp_counter_add(&q->tx_segmented, 1);
+        if (seg->tunnel) {
+            afxdp_counter_add(&q->tx_segmented_tunnel, 1);
+        }
     } else {
         afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
     }
@@ -1069,7 +1094,8 @@ afxdp_txq_send_segs(struct afxdp_queue *q, struct dp_packet *packet,
 
 /* Sends TCP 'packet', which 'seg' planned for the device's MTU 'mtu' (in
  * segments of one frame each unless 'q' has a packet socket): whole through
- * the packet socket if 'q' has one and the kernel takes it, else cut into
+ * the packet socket if 'q' has one, the packet is not in a tunnel (the
+ * socket has no tunnel GSO) and the kernel takes it, else cut into
  * segments here (see afxdp-txgso.h). */
 static void
 afxdp_txq_send_tcp(struct afxdp_queue *q, uint32_t mtu,
@@ -1077,7 +1103,7 @@ afxdp_txq_send_tcp(struct afxdp_queue *q, uint32_t mtu,
 {
     int error;
 
-    if (q->tx_gso_fd >= 0) {
+    if (q->tx_gso_fd >= 0 && !seg->tunnel) {
         error = afxdp_txgso_send(q->tx_gso_fd, seg, dp_packet_data(packet));
         if (OVS_LIKELY(!error)) {
             afxdp_tx_latency(q, packet, 0);
@@ -1097,11 +1123,12 @@ afxdp_txq_send_tcp(struct afxdp_queue *q, uint32_t mtu,
                          q->xsk->queue_id, dp_packet_size(packet),
                          ovs_strerror(error));
         }
-        /* Planned without the frame limit: plan again with it. */
-        if (afxdp_tx_seg_plan(q, mtu, true, packet, seg) != AFXDP_TXSEG_OK) {
-            afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
-            return;
-        }
+    }
+    /* Planned without the frame limit: plan again with it. */
+    if (q->tx_gso_fd >= 0
+        && afxdp_tx_seg_plan(q, mtu, true, packet, seg) != AFXDP_TXSEG_OK) {
+        afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
+        return;
     }
     afxdp_txq_send_segs(q, packet, seg);
 }

@@ -91,7 +91,8 @@ afxdp_txgso_send(int fd, const struct afxdp_txseg *seg, const uint8_t *data)
     struct iovec iov[3];
     struct msghdr msg;
 
-    if (h->l3_ofs != ETH_HEADER_LEN || seg->hdr_len > sizeof hdr) {
+    if (h->l3_ofs != ETH_HEADER_LEN || seg->tunnel
+        || seg->hdr_len > sizeof hdr) {
         return EOPNOTSUPP;
     }
     memcpy(hdr, data, seg->hdr_len);

@@ -39,6 +39,8 @@
 
 #define FLAG_FIN 0x01
 #define FLAG_PSH 0x08
+#define UDP_LEN_OFS 4
+#define UDP_CSUM_OFS 6
 
 static void
 put16(uint8_t *p, uint16_t v)
@@ -57,10 +59,73 @@ get16(const uint8_t *p)
     return ntohs(be);
 }
 
+/* Sum of the pseudo-header of the IP header 'h' describes in 'data',
+ * without its length, for protocol 'proto'. */
+static uint32_t
+afxdp_txseg_pseudo(const uint8_t *data, const struct afxdp_l4hdrs *h,
+                   uint8_t proto)
+{
+    uint32_t sum = (h->ipv6 ? csum_continue(0, data + h->l3_ofs + 8, 32)
+                    : csum_continue(0, data + h->l3_ofs + 12, 8));
+
+    return csum_add16(sum, htons(proto));
+}
+
+/* 'seg->h' describes the UDP packet at 'data': if it is a tunnel that
+ * afxdp_txseg_tunnel() knows, around an inner TCP packet that ends where
+ * the UDP payload does, moves 'seg->h' to the inner headers (offsets from
+ * 'data'), fills 'seg->outer' and returns true. */
+static bool
+afxdp_txseg_plan_tunnel(const uint8_t *data, struct afxdp_txseg *seg)
+{
+    struct afxdp_l4hdrs *h = &seg->h, in;
+    struct afxdp_txseg_outer *o = &seg->outer;
+    uint32_t inner = afxdp_l4hdrs_tunnel(data, h);
+
+    if (!inner
+        || !afxdp_l4hdrs_parse(data + inner, h->l4_ofs + h->l4_len - inner,
+                               &in)
+        || in.proto != IPPROTO_TCP || in.trailer) {
+        return false;
+    }
+    o->l3_ofs = h->l3_ofs;
+    o->l4_ofs = h->l4_ofs;
+    o->ipv6 = h->ipv6;
+    o->udp_csum = get16(data + h->l4_ofs + UDP_CSUM_OFS) != 0;
+    o->pseudo = afxdp_txseg_pseudo(data, h, IPPROTO_UDP);
+    in.l3_ofs += inner;
+    in.l4_ofs += inner;
+    in.trailer = h->trailer;
+    *h = in;
+    seg->tunnel = true;
+    return true;
+}
+
+/* The 'src_mtu' for afxdp_txseg_plan() of the 'size' bytes at 'data',
+ * received whole on a device of MTU 'rx_mtu' (0: unknown): 'rx_mtu', less
+ * the outer headers of a tunnel that the plan knows (see "The segment
+ * size" in afxdp-txseg.h). */
+uint32_t
+afxdp_txseg_src_mtu(const uint8_t *data, uint32_t size, uint32_t rx_mtu)
+{
+    struct afxdp_txseg seg;
+    uint32_t outer;
+
+    if (!rx_mtu || !afxdp_l4hdrs_parse(data, size, &seg.h)
+        || seg.h.proto != IPPROTO_UDP
+        || !afxdp_txseg_plan_tunnel(data, &seg)) {
+        return rx_mtu;
+    }
+    outer = seg.h.l3_ofs - seg.outer.l3_ofs;
+    return rx_mtu > outer ? rx_mtu - outer : 0;
+}
+
 /* Plans how to cut the TCP packet of 'size' bytes at 'data' into segments
  * of at most 'mtu' bytes of IP packet and 'max_len' bytes in all (from the
  * Ethernet header: what one tx frame holds), and of at most 'segsz' bytes
- * of payload unless 'segsz' is 0 (OVS's TSO segment size).  Fills '*seg'
+ * of payload unless 'segsz' is 0 (OVS's TSO segment size), with the
+ * innermost IP packet of each at most 'src_mtu' bytes unless it is 0 (see
+ * "The segment size" in afxdp-txseg.h).  Fills '*seg'
  * for AFXDP_TXSEG_OK.  A TCP packet whose IP packet is at most 'mtu' bytes
  * is AFXDP_TXSEG_FITS, whatever its TCP header holds, unless 'segsz' is
  * nonzero and its payload is larger: a TSO packet of a few segments that
@@ -68,17 +133,25 @@ get16(const uint8_t *p)
  * asked for segments of 'segsz' at most). */
 enum afxdp_txseg_verdict
 afxdp_txseg_plan(const uint8_t *data, uint32_t size, uint32_t mtu,
-                 uint32_t max_len, uint32_t segsz, struct afxdp_txseg *seg)
+                 uint32_t max_len, uint32_t segsz, uint32_t src_mtu,
+                 struct afxdp_txseg *seg)
 {
     struct afxdp_l4hdrs *h = &seg->h;
-    uint32_t ip_hlen, tcp_hlen, mss;
+    uint32_t ip_hlen, in_hlen, tcp_hlen, mss;
     bool fits;
 
-    if (!afxdp_l4hdrs_parse(data, size, h) || h->proto != IPPROTO_TCP) {
+    seg->tunnel = false;
+    if (!afxdp_l4hdrs_parse(data, size, h)
+        || (h->proto == IPPROTO_UDP ? !afxdp_txseg_plan_tunnel(data, seg)
+            : h->proto != IPPROTO_TCP)) {
         return AFXDP_TXSEG_NOT_TCP;
     }
-    ip_hlen = h->l4_ofs - h->l3_ofs;
-    fits = ip_hlen + h->l4_len <= mtu;
+    /* IP header bytes in front of the TCP header, the outer ones and the
+     * tunnel's too: what the MTU counts besides TCP. */
+    ip_hlen = h->l4_ofs - (seg->tunnel ? seg->outer.l3_ofs : h->l3_ofs);
+    in_hlen = h->l4_ofs - h->l3_ofs;
+    fits = (ip_hlen + h->l4_len <= mtu
+            && (!src_mtu || in_hlen + h->l4_len <= src_mtu));
     if (fits && !segsz) {
         return AFXDP_TXSEG_FITS;
     }
@@ -100,6 +173,9 @@ afxdp_txseg_plan(const uint8_t *data, uint32_t size, uint32_t mtu,
     if (segsz) {
         mss = MIN(mss, segsz);
     }
+    if (src_mtu > in_hlen + tcp_hlen) {
+        mss = MIN(mss, src_mtu - in_hlen - tcp_hlen);
+    }
     if (!mss) {
         return AFXDP_TXSEG_MALFORMED;
     }
@@ -107,12 +183,7 @@ afxdp_txseg_plan(const uint8_t *data, uint32_t size, uint32_t mtu,
     seg->n_segs = DIV_ROUND_UP(seg->payload, mss);
 
     /* The pseudo-header without its length, which differs per segment. */
-    if (h->ipv6) {
-        seg->pseudo = csum_continue(0, data + h->l3_ofs + 8, 32);
-    } else {
-        seg->pseudo = csum_continue(0, data + h->l3_ofs + 12, 8);
-    }
-    seg->pseudo = csum_add16(seg->pseudo, htons(IPPROTO_TCP));
+    seg->pseudo = afxdp_txseg_pseudo(data, h, IPPROTO_TCP);
     return AFXDP_TXSEG_OK;
 }
 
@@ -138,10 +209,52 @@ afxdp_txseg_csum_partial(const struct afxdp_txseg *seg, uint8_t *hdr,
     memcpy(hdr + h->l4_ofs + AFXDP_TXSEG_TCP_CSUM_OFS, &sum, sizeof sum);
 }
 
+/* Rewrites the outer headers of segment 'i', 'len' bytes at 'dst', of a
+ * tunnelled packet that 'seg' planned, whose inner checksum is done: see
+ * "Tunnels" in afxdp-txseg.h.  With 'offload' and a UDP checksum to give,
+ * fills '*md' with the request for the kernel to finish it. */
+static void
+afxdp_txseg_write_outer(const struct afxdp_txseg *seg, uint32_t i,
+                        uint8_t *dst, uint32_t len, bool offload,
+                        struct afxdp_tx_metadata *md)
+{
+    const struct afxdp_txseg_outer *o = &seg->outer;
+    uint32_t udp_len = len - o->l4_ofs;
+    uint8_t *ip = dst + o->l3_ofs;
+    uint8_t *udp = dst + o->l4_ofs;
+    ovs_be16 sum;
+
+    if (o->ipv6) {
+        put16(ip + IP6_PLEN, udp_len);
+    } else {
+        put16(ip + IP4_TOT_LEN, len - o->l3_ofs);
+        put16(ip + IP4_ID, get16(ip + IP4_ID) + i);
+        put16(ip + IP4_CSUM, 0);
+        sum = csum(ip, o->l4_ofs - o->l3_ofs);
+        memcpy(ip + IP4_CSUM, &sum, sizeof sum);
+    }
+    put16(udp + UDP_LEN_OFS, udp_len);
+    if (!o->udp_csum) {
+        return;
+    }
+    if (offload) {
+        sum = ~csum_finish(csum_add16(o->pseudo, htons(udp_len)));
+        memcpy(udp + UDP_CSUM_OFS, &sum, sizeof sum);
+        md->flags = XDP_TXMD_FLAGS_CHECKSUM;
+        md->csum_start = o->l4_ofs;
+        md->csum_offset = UDP_CSUM_OFS;
+    } else {
+        afxdp_csum_l4_store(udp, udp_len, UDP_CSUM_OFS,
+                            csum_add16(o->pseudo, htons(udp_len)), true);
+    }
+}
+
 /* Writes segment 'i' (below seg->n_segs) of the packet at 'data', which
  * 'seg' planned, at 'dst', which has room for seg->hdr_len + seg->mss
- * bytes.  Returns its length.  With 'offload', fills '*md' with the
- * request for the kernel to finish its TCP checksum, else computes it. */
+ * bytes.  Returns its length.  Fills '*md': with 'offload', the request
+ * for the kernel to finish the segment's TCP checksum (or its outer UDP
+ * checksum, in a tunnel), and what it does not request is computed here;
+ * md->flags is 0 if nothing is requested. */
 uint32_t
 afxdp_txseg_write(const struct afxdp_txseg *seg, const uint8_t *data,
                   uint32_t i, uint8_t *dst, bool offload,
@@ -179,8 +292,13 @@ afxdp_txseg_write(const struct afxdp_txseg *seg, const uint8_t *data,
     tcp[AFXDP_TXSEG_TCP_FLAGS_OFS] = flags;
 
     afxdp_txseg_csum_partial(seg, dst, l4_len);
-    if (offload) {
-        memset(md, 0, sizeof *md);
+    memset(md, 0, sizeof *md);
+    if (seg->tunnel) {
+        afxdp_csum_l4_store(tcp, l4_len, AFXDP_TXSEG_TCP_CSUM_OFS,
+                            csum_add16(seg->pseudo, htons(l4_len)), false);
+        afxdp_txseg_write_outer(seg, i, dst, seg->hdr_len + len, offload,
+                                md);
+    } else if (offload) {
         md->flags = XDP_TXMD_FLAGS_CHECKSUM;
         md->csum_start = h->l4_ofs;
         md->csum_offset = AFXDP_TXSEG_TCP_CSUM_OFS;

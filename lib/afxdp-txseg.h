@@ -46,6 +46,38 @@
  * segment's is computed afresh.  Bytes after the IP payload (a trailer)
  * are not sent.
  *
+ * Tunnels.  OVS encapsulates what a container sent whole: a TCP packet of
+ * up to 64 kB inside VXLAN (UDP port 4789) or Geneve (6081, Ethernet
+ * payload) leaves the underlay port as one UDP packet over the MTU, which
+ * no kernel path here segments (the packet socket's virtio-net header has
+ * no tunnel GSO type).  The plan looks through such a tunnel header
+ * (afxdp_l4hdrs_tunnel()) at the inner Ethernet, IP and TCP headers and
+ * cuts the inner TCP payload, so that each segment's outer IP packet is
+ * within the MTU; every segment carries the outer headers too, with:
+ *   - outer IPv4 total length, identification (+ i) and header checksum;
+ *     outer IPv6 payload length; UDP length;
+ *   - the inner TCP checksum computed here (the kernel's TX metadata names
+ *     one checksum, and the outer UDP checksum covers the inner);
+ *   - the outer UDP checksum, if the packet has one (nonzero), finished
+ *     by the kernel with 'offload', else computed here; zero stays zero.
+ * Tunnels on other UDP ports are not recognised: such packets over the
+ * MTU are dropped as before (tx_drop_oversize).
+ *
+ * The segment size.  A TSO NIC cuts at the sender's segment size, which
+ * the packet's receiver can take (a receiving veth drops a frame over its
+ * own MTU).  AF_XDP gives us none for what it received whole, and a tunnel
+ * makes the egress MTU the wrong measure: a pod with MTU 1400 behind an
+ * underlay of 1500 must get segments of at most 1400 bytes, not the 1442
+ * the underlay would fit.  So the port that receives a packet larger than
+ * a frame notes, with the copy (afxdp-big-packet.h), the MTU of its own
+ * device, less the tunnel's headers if the packet came in one
+ * (afxdp_txseg_src_mtu()): its sender's device has the same MTU on a veth,
+ * and a kernel tunnel sender's inner MTU is its outer one less those
+ * headers.  The plan then keeps every segment's innermost IP packet within
+ * that 'src_mtu' too.  A packet within one frame (a GSO packet of two or
+ * three segments) is cut for the MTU of the device it came from, as its
+ * pool says, without the tunnel's part.
+ *
  * Pure functions: any thread may call them. */
 
 #include <stdbool.h>
@@ -67,9 +99,24 @@
  * on the stack, not the packet. */
 #define AFXDP_TXSEG_BURST 128
 
+/* The tunnel around a packet's TCP headers, if any. */
+struct afxdp_txseg_outer {
+    uint32_t l3_ofs;            /* Outer IPv4 or IPv6 header. */
+    uint32_t l4_ofs;            /* Outer UDP header. */
+    uint32_t pseudo;            /* Outer pseudo-header sum without the
+                                 * length. */
+    bool ipv6;                  /* Outer IPv6, else IPv4. */
+    bool udp_csum;              /* The packet's UDP checksum is nonzero:
+                                 * each segment gets one. */
+};
+
 /* How afxdp_txseg_plan() will cut a packet. */
 struct afxdp_txseg {
-    struct afxdp_l4hdrs h;      /* The packet's headers. */
+    struct afxdp_l4hdrs h;      /* The packet's (inner, with a tunnel) IP
+                                 * and TCP headers, offsets from the
+                                 * packet's start. */
+    bool tunnel;                /* In VXLAN or Geneve: 'outer' is valid. */
+    struct afxdp_txseg_outer outer;
     uint32_t hdr_len;           /* Bytes up to the TCP payload, copied into
                                  * each segment. */
     uint32_t payload;           /* TCP payload bytes. */
@@ -87,7 +134,8 @@ enum afxdp_txseg_verdict {
                                  * and its payload within the TSO segment
                                  * size, if any: to send whole. */
     AFXDP_TXSEG_NOT_TCP,        /* Not an (unfragmented) TCP packet that
-                                 * afxdp-l4hdrs.h parses. */
+                                 * afxdp-l4hdrs.h parses, bare or in a
+                                 * tunnel the plan knows. */
     AFXDP_TXSEG_MALFORMED,      /* TCP, but its header is malformed, it has
                                  * no payload, or the headers leave no room
                                  * for one. */
@@ -95,8 +143,10 @@ enum afxdp_txseg_verdict {
 
 enum afxdp_txseg_verdict afxdp_txseg_plan(const uint8_t *data, uint32_t size,
                                           uint32_t mtu, uint32_t max_len,
-                                          uint32_t segsz,
+                                          uint32_t segsz, uint32_t src_mtu,
                                           struct afxdp_txseg *);
+uint32_t afxdp_txseg_src_mtu(const uint8_t *data, uint32_t size,
+                             uint32_t rx_mtu);
 void afxdp_txseg_csum_partial(const struct afxdp_txseg *, uint8_t *hdr,
                               uint32_t l4_len);
 uint32_t afxdp_txseg_write(const struct afxdp_txseg *, const uint8_t *data,

@@ -389,3 +389,11 @@ afxdp_pool_set_owner(struct afxdp_pool *pool, uint32_t owner)
 {
     pool->layout.owner = owner;
 }
+
+/* Sets the MTU of the device the pool's port receives from (0: unknown),
+ * which the send path reads for each TCP packet it cuts. */
+void
+afxdp_pool_set_rx_mtu(struct afxdp_pool *pool, uint32_t mtu)
+{
+    atomic_store_relaxed(&pool->layout.rx_mtu, mtu);
+}

@@ -54,6 +54,7 @@
 
 #include "dp-packet.h"
 #include "openvswitch/thread.h"
+#include "ovs-atomic.h"
 
 struct afxdp_pool;
 
@@ -105,6 +106,7 @@ void afxdp_pool_get_counts(struct afxdp_pool *, struct afxdp_pool_counts *);
 unsigned int afxdp_pool_count_live(void);
 unsigned int afxdp_pool_count_waiting(void);
 void afxdp_pool_set_owner(struct afxdp_pool *, uint32_t owner);
+void afxdp_pool_set_rx_mtu(struct afxdp_pool *, uint32_t mtu);
 
 void *afxdp_pool_area(const struct afxdp_pool *);
 size_t afxdp_pool_area_size(const struct afxdp_pool *);
@@ -141,6 +143,11 @@ struct afxdp_pool_layout {
     uint64_t area_size;             /* n_frames << frame_shift. */
     uint32_t owner;                 /* Id of the port the pool belongs to
                                      * (afxdp_pool_set_owner()). */
+    atomic_uint32_t rx_mtu;         /* MTU of the device the port receives
+                                     * from, 0 if unknown: a TCP packet it
+                                     * received larger than that was a GSO
+                                     * packet, whose segments must not be
+                                     * larger (afxdp-txseg.h). */
 };
 
 const struct afxdp_pool_layout *afxdp_pool_layout(const struct afxdp_pool *);
@@ -171,6 +178,16 @@ static inline struct afxdp_pool_frame *
 afxdp_pool_frame(struct dp_packet_afxdp *xp)
 {
     return CONTAINER_OF(xp, struct afxdp_pool_frame, xp);
+}
+
+/* The MTU of the device the port of 'l' receives from, 0 if unknown. */
+static inline uint32_t
+afxdp_pool_rx_mtu(const struct afxdp_pool_layout *l)
+{
+    uint32_t mtu;
+
+    atomic_read_relaxed(CONST_CAST(atomic_uint32_t *, &l->rx_mtu), &mtu);
+    return mtu;
 }
 
 /* Returns the id of the port whose pool 'f' is in. */

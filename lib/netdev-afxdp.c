@@ -124,8 +124,7 @@ static void afxdp_port_close(struct afxdp_port *port,
                              struct netdev_linux *dev)
     OVS_REQUIRES(dev->mutex);
 
-/* The netdev_class 'init' of both afxdp classes.  Called once per class
- * while lib/netdev.c registers it. */
+/* The 'init' of both afxdp classes, once per class lib/netdev.c adds. */
 int
 netdev_afxdp_init(void)
 {
@@ -285,11 +284,10 @@ afxdp_check_device_mtu(const char *name, const struct afxdp_port *port,
     return EMSGSIZE;
 }
 
-/* Sets the largest packet the queues of 'port' send in several
- * descriptors from the device's MTU 'mtu' (0: unknown, then as large as
- * the sockets take), and the MTU that their TCP segmentation cuts for.
- * Main thread only (open, link notifier), like the replacement of the
- * queue array. */
+/* From the device's MTU 'mtu' (0: unknown), sets the largest packet the
+ * queues of 'port' send in several descriptors (unknown: as large as the
+ * sockets take), the MTU their TCP segmentation cuts for, and the pool's
+ * rx MTU.  Main thread only (open, link notifier), like the queues. */
 static void
 afxdp_port_set_tx_max_len(struct afxdp_port *port, int mtu)
 {
@@ -301,6 +299,9 @@ afxdp_port_set_tx_max_len(struct afxdp_port *port, int mtu)
     for (int i = 0; queues && i < port->netdev->n_txq; i++) {
         atomic_store_relaxed(&queues[i].q.tx_max_len, len);
         atomic_store_relaxed(&queues[i].q.tx_mtu, mtu > 0 ? mtu : 0);
+    }
+    if (port->pool) {
+        afxdp_pool_set_rx_mtu(port->pool, mtu > 0 ? mtu : 0);
     }
 }
 
@@ -556,9 +557,8 @@ afxdp_port_set_tx_offloads(struct afxdp_port *port)
     }
     if (!AFXDP_OVS_CSUM_FALLBACK) {
         /* This OVS would drop the packets instead of finishing their
-         * checksums: take them, and finish them in software where the
-         * sockets keep no TX metadata (counted in
-         * afxdp_tx_csum_software). */
+         * checksums: take them, finished in software where the sockets
+         * keep no TX metadata (afxdp_tx_csum_software). */
         port->netdev->ol_flags = (NETDEV_TX_OFFLOAD_TCP_CKSUM
                                   | NETDEV_TX_OFFLOAD_UDP_CKSUM);
     }

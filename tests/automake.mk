@@ -43,6 +43,7 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-txcsum-ct.at \
 	tests/afxdp-system-rxcsum.at \
 	tests/afxdp-system-txseg.at \
+	tests/afxdp-system-overlay.at \
 	tests/afxdp-system-stress.at
 
 AFXDP_TEST_HELPERS = \

@@ -43,6 +43,7 @@
 #include "ovstest.h"
 #include "packets.h"
 #include "test-afxdp-bytes.h"
+#include "test-afxdp-l4sum.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -139,20 +140,6 @@ build(const struct seg_case *c, uint32_t *size, uint32_t *l3, uint32_t *l4,
     return b;
 }
 
-/* The sum a receiver checks over segment 's' (its TCP header at 'l4',
- * 'l4_len' bytes from there): 0 when valid. */
-static uint16_t
-tcp_sum(const uint8_t *s, uint32_t l3, uint32_t l4, uint32_t l4_len,
-        bool ipv6)
-{
-    uint32_t p = (ipv6 ? csum_continue(0, s + l3 + 8, 32)
-                  : csum_continue(0, s + l3 + 12, 8));
-
-    p = csum_add16(p, htons(IPPROTO_TCP));
-    p = csum_add16(p, htons(l4_len));
-    return csum_finish(csum_continue(p, s + l4, l4_len));
-}
-
 /* Finishes the checksum of the 'len' bytes at 's' as the kernel does for
  * the request 'md'. */
 static void
@@ -192,7 +179,7 @@ check_case(const struct seg_case *c, bool offload)
     struct afxdp_txseg seg;
     uint8_t *s = xmalloc(c->max_len);
 
-    ovs_assert(afxdp_txseg_plan(pkt, size, c->mtu, c->max_len, c->segsz,
+    ovs_assert(afxdp_txseg_plan(pkt, size, c->mtu, c->max_len, c->segsz, 0,
                                 &seg) == AFXDP_TXSEG_OK);
     n_exp = DIV_ROUND_UP(c->payload, mss);
     ovs_assert(seg.mss == mss);
@@ -252,7 +239,7 @@ check_case(const struct seg_case *c, bool offload)
         } else {
             ovs_assert(!md.flags);
         }
-        ovs_assert(!tcp_sum(s, l3, l4, len - l4, c->ipv6));
+        ovs_assert(!tab_l4_sum(s, l3, l4, len - l4, c->ipv6, IPPROTO_TCP));
         got += len_exp;
     }
     ovs_assert(got == c->payload);
@@ -280,7 +267,7 @@ check_verdict(const char *name, const struct seg_case *c,
     if (mangle) {
         mangle(pkt, &size, l3, l4);
     }
-    ovs_assert(afxdp_txseg_plan(pkt, size, c->mtu, c->max_len, c->segsz,
+    ovs_assert(afxdp_txseg_plan(pkt, size, c->mtu, c->max_len, c->segsz, 0,
                                 &seg) == verdict);
     printf("%s: %s\n", name,
            verdict == AFXDP_TXSEG_NOT_TCP ? "not TCP, sent as it is"
@@ -350,7 +337,7 @@ check_many_segs(void)
         uint8_t *pkt = build(&c, &size, &l3, &l4, &pl);
         struct afxdp_txseg seg;
 
-        ovs_assert(afxdp_txseg_plan(pkt, size, c.mtu, c.max_len, c.segsz,
+        ovs_assert(afxdp_txseg_plan(pkt, size, c.mtu, c.max_len, c.segsz, 0,
                                     &seg) == AFXDP_TXSEG_OK);
         ovs_assert(seg.mss == plans[i].segsz);
         ovs_assert(seg.n_segs == plans[i].n_segs);
@@ -377,7 +364,7 @@ bench(bool offload)
     long long int start = time_usec();
 
     for (int k = 0; k < n; k++) {
-        ovs_assert(afxdp_txseg_plan(pkt, size, c.mtu, c.max_len, 0, &seg)
+        ovs_assert(afxdp_txseg_plan(pkt, size, c.mtu, c.max_len, 0, 0, &seg)
                    == AFXDP_TXSEG_OK);
         for (uint32_t i = 0; i < seg.n_segs; i++) {
             afxdp_txseg_write(&seg, pkt, i, s, offload, &md);
