@@ -101,7 +101,11 @@ afxdp_rxcsum_fix__(struct dp_packet *p)
                                         dp_packet_size(p), &info))) {
         return afxdp_rxcsum_fix_inner(dp_packet_data(p), dp_packet_size(p));
     }
-    if (AFXDP_OVS_CSUM_FALLBACK) {
+    /* A tunnel's outer checksum is finished here on every OVS version:
+     * OVS 3.3 to 3.6 check it when they decapsulate and drop the packet
+     * if it is only partial. */
+    if (AFXDP_OVS_CSUM_FALLBACK
+        && (info.tcp || !afxdp_l4hdrs_tunnel(dp_packet_data(p), &info.h))) {
         afxdp_packet_set_rx_l4_partial(p, info.tcp, info.h.ipv6);
     } else {
         afxdp_rxcsum_finish(dp_packet_data(p), &info);

@@ -40,7 +40,11 @@
  * pseudo-header sum (1 in 65536): a checksum computed from scratch is the
  * right one whatever the field held.
  *
- * Tunnels: a Linux VXLAN or Geneve device encapsulating such a packet
+ * Tunnels: a VXLAN or Geneve packet's own partial UDP checksum (a Linux
+ * tunnel device's, with an inner packet whose checksum is complete) is
+ * finished in software on every OVS version: OVS 3.3 to 3.6 verify a
+ * tunnel's UDP checksum when they decapsulate and drop a packet marked
+ * partial.  And a Linux VXLAN or Geneve device encapsulating such a packet
  * leaves the inner checksum partial and computes the outer UDP checksum
  * as if it were finished (local checksum offload); a veth carries that
  * state to its peer, and AF_XDP loses it again.  So in a VXLAN or Geneve
