@@ -210,18 +210,26 @@ afxdp_txseg_csum_partial(const struct afxdp_txseg *seg, uint8_t *hdr,
 }
 
 /* Rewrites the outer headers of segment 'i', 'len' bytes at 'dst', of a
- * tunnelled packet that 'seg' planned, whose inner checksum is done: see
- * "Tunnels" in afxdp-txseg.h.  With 'offload' and a UDP checksum to give,
- * fills '*md' with the request for the kernel to finish it. */
+ * tunnelled packet that 'seg' planned, whose inner TCP checksum is done
+ * and whose inner pseudo-header sum (with its length) is 'in_pseudo': see
+ * "Tunnels" in afxdp-txseg.h.
+ *
+ * The outer UDP checksum covers the inner TCP segment, whose sum is known
+ * without reading it again: with its checksum right, the inner
+ * pseudo-header and the segment sum to zero (0xffff), so the segment alone
+ * sums to the complement of the pseudo-header's sum (what Linux calls
+ * local checksum offload).  Only the outer UDP header, the tunnel header
+ * and the inner Ethernet and IP headers are summed here, each an even
+ * number of bytes, so the segment's sum lines up. */
 static void
 afxdp_txseg_write_outer(const struct afxdp_txseg *seg, uint32_t i,
-                        uint8_t *dst, uint32_t len, bool offload,
-                        struct afxdp_tx_metadata *md)
+                        uint8_t *dst, uint32_t len, uint32_t in_pseudo)
 {
     const struct afxdp_txseg_outer *o = &seg->outer;
     uint32_t udp_len = len - o->l4_ofs;
     uint8_t *ip = dst + o->l3_ofs;
     uint8_t *udp = dst + o->l4_ofs;
+    uint32_t part;
     ovs_be16 sum;
 
     if (o->ipv6) {
@@ -237,15 +245,14 @@ afxdp_txseg_write_outer(const struct afxdp_txseg *seg, uint32_t i,
     if (!o->udp_csum) {
         return;
     }
-    if (offload) {
-        sum = ~csum_finish(csum_add16(o->pseudo, htons(udp_len)));
-        memcpy(udp + UDP_CSUM_OFS, &sum, sizeof sum);
-        md->flags = XDP_TXMD_FLAGS_CHECKSUM;
-        md->csum_start = o->l4_ofs;
-        md->csum_offset = UDP_CSUM_OFS;
-    } else {
-        afxdp_csum_l4_store(udp, udp_len, UDP_CSUM_OFS,
-                            csum_add16(o->pseudo, htons(udp_len)), true);
+    put16(udp + UDP_CSUM_OFS, 0);
+    part = csum_continue(csum_add16(o->pseudo, htons(udp_len)), udp,
+                         seg->h.l4_ofs - o->l4_ofs);
+    part = csum_add16(part, csum_finish(in_pseudo));
+    sum = csum_finish(part);
+    memcpy(udp + UDP_CSUM_OFS, &sum, sizeof sum);
+    if (!sum) {
+        put16(udp + UDP_CSUM_OFS, 0xffff);
     }
 }
 
@@ -294,10 +301,11 @@ afxdp_txseg_write(const struct afxdp_txseg *seg, const uint8_t *data,
     afxdp_txseg_csum_partial(seg, dst, l4_len);
     memset(md, 0, sizeof *md);
     if (seg->tunnel) {
+        uint32_t in_pseudo = csum_add16(seg->pseudo, htons(l4_len));
+
         afxdp_csum_l4_store(tcp, l4_len, AFXDP_TXSEG_TCP_CSUM_OFS,
-                            csum_add16(seg->pseudo, htons(l4_len)), false);
-        afxdp_txseg_write_outer(seg, i, dst, seg->hdr_len + len, offload,
-                                md);
+                            in_pseudo, false);
+        afxdp_txseg_write_outer(seg, i, dst, seg->hdr_len + len, in_pseudo);
     } else if (offload) {
         md->flags = XDP_TXMD_FLAGS_CHECKSUM;
         md->csum_start = h->l4_ofs;

@@ -58,8 +58,11 @@
  *     outer IPv6 payload length; UDP length;
  *   - the inner TCP checksum computed here (the kernel's TX metadata names
  *     one checksum, and the outer UDP checksum covers the inner);
- *   - the outer UDP checksum, if the packet has one (nonzero), finished
- *     by the kernel with 'offload', else computed here; zero stays zero.
+ *   - the outer UDP checksum, if the packet has one (nonzero), computed
+ *     here from the headers alone: the inner checksum being right makes
+ *     the inner segment's sum known (afxdp_txseg_write_outer()); zero
+ *     stays zero.  So a tunnelled segment takes one pass over its payload
+ *     (the inner checksum) and no TX metadata request.
  * Tunnels on other UDP ports are not recognised: such packets over the
  * MTU are dropped as before (tx_drop_oversize).
  *
