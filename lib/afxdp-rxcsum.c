@@ -96,10 +96,14 @@ bool
 afxdp_rxcsum_fix__(struct dp_packet *p)
 {
     struct afxdp_rxcsum_info info;
+    /* A tunnel's inner checksum first: the outer one covers it (a Linux
+     * tunnel device's GSO packet has both partial). */
+    bool inner = afxdp_rxcsum_fix_inner(dp_packet_data(p),
+                                        dp_packet_size(p));
 
     if (OVS_LIKELY(!afxdp_rxcsum_detect(dp_packet_data(p),
                                         dp_packet_size(p), &info))) {
-        return afxdp_rxcsum_fix_inner(dp_packet_data(p), dp_packet_size(p));
+        return inner;
     }
     /* A tunnel's outer checksum is finished here on every OVS version:
      * OVS 3.3 to 3.6 check it when they decapsulate and drop the packet

@@ -48,11 +48,13 @@
  * leaves the inner checksum partial and computes the outer UDP checksum
  * as if it were finished (local checksum offload); a veth carries that
  * state to its peer, and AF_XDP loses it again.  So in a VXLAN or Geneve
- * packet (afxdp_l4hdrs_tunnel()) whose outer checksum is not partial, the
- * inner TCP or UDP checksum gets the same check, and a partial one is
+ * packet (afxdp_l4hdrs_tunnel()) the inner TCP or UDP checksum gets the
+ * same check, before the outer one (a GSO packet of such a device, which
+ * a veth hands whole to generic XDP, has both partial), and a partial one is
  * finished right here on every OVS version (OVS knows no inner checksum
  * state of a packet it receives); the outer checksum, already computed
- * for the finished inner one, stays valid.
+ * for the finished inner one, stays valid; an outer one that was partial
+ * too is then finished over the finished inner one.
  *
  * It reads the headers only (no payload) unless it finishes a checksum in
  * software.  Any thread may call these functions; they touch only the

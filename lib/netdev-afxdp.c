@@ -18,6 +18,7 @@
  * The port
  *   netdev-afxdp             this file: OVS's entry points, life cycle
  *   afxdp-port               the registry of ports (afxdp-port-private.h)
+ *   afxdp-link               link changes of the ports' devices (notifier)
  *   afxdp-config             options: parsing, checks, defaults (pure logic)
  *   afxdp-mode.h             enum afxdp_mode, the XDP mode (a leaf header)
  *   afxdp-stats              statistics, status, the netdev-afxdp/ commands
@@ -78,6 +79,7 @@
 
 #include "afxdp-compat.h"
 #include "afxdp-config.h"
+#include "afxdp-link.h"
 #include "afxdp-offload.h"
 #include "afxdp-port-private.h"
 #include "afxdp-stats.h"
@@ -115,7 +117,6 @@ static int afxdp_device_n_rxq(const char *name);
 static int afxdp_plan_queues(const char *name, const struct afxdp_config *,
                              int n_dev, char **errp);
 static void netdev_afxdp_fatal_hook(void *aux);
-static void afxdp_link_changed(const struct rtnetlink_change *, void *aux);
 static void afxdp_port_left_datapath(struct netdev *);
 static void afxdp_port_mark_gone(struct afxdp_port *port,
                                  struct netdev_linux *dev)
@@ -251,17 +252,6 @@ afxdp_port_left_datapath(struct netdev *netdev_)
     }
 }
 
-/* Returns the MTU of device 'name', or 0 if it cannot be read. */
-static int
-afxdp_device_mtu(const char *name)
-{
-    struct ifreq ifr;
-
-    memset(&ifr, 0, sizeof ifr);
-    ovs_strzcpy(ifr.ifr_name, name, sizeof ifr.ifr_name);
-    return af_inet_ioctl(SIOCGIFMTU, &ifr) ? 0 : ifr.ifr_mtu;
-}
-
 /* If the MTU of the device of 'port' (NULL: of a port 'name' yet to be
  * opened) is larger than the port can carry, returns EMSGSIZE with a
  * message in '*errp'; else 0.  A device MTU set outside OVS (container
@@ -271,7 +261,7 @@ static int
 afxdp_check_device_mtu(const char *name, const struct afxdp_port *port,
                        char **errp)
 {
-    int mtu = afxdp_device_mtu(name);
+    int mtu = afxdp_link_mtu(name);
     const char *why;
     int max = afxdp_port_max_mtu(port, &why);
 
@@ -282,27 +272,6 @@ afxdp_check_device_mtu(const char *name, const struct afxdp_port *port,
                       "carry: the maximum is %d (%s); lower the device's "
                       "MTU (for veth, also its peer's)", name, mtu, max, why);
     return EMSGSIZE;
-}
-
-/* From the device's MTU 'mtu' (0: unknown), sets the largest packet the
- * queues of 'port' send in several descriptors (unknown: as large as the
- * sockets take), the MTU their TCP segmentation cuts for, and the pool's
- * rx MTU.  Main thread only (open, link notifier), like the queues. */
-static void
-afxdp_port_set_tx_max_len(struct afxdp_port *port, int mtu)
-{
-    struct netdev_afxdp_tx_lock *queues = *port->queues;
-    uint32_t len = (mtu > 0
-                    ? mtu + ETH_HEADER_LEN + 2 * VLAN_HEADER_LEN
-                    : AFXDP_XSK_TX_MAX_FRAGS * AFXDP_CONFIG_FRAME_SIZE);
-
-    for (int i = 0; queues && i < port->netdev->n_txq; i++) {
-        atomic_store_relaxed(&queues[i].q.tx_max_len, len);
-        atomic_store_relaxed(&queues[i].q.tx_mtu, mtu > 0 ? mtu : 0);
-    }
-    if (port->pool) {
-        afxdp_pool_set_rx_mtu(port->pool, mtu > 0 ? mtu : 0);
-    }
 }
 
 /* Called by lib/netdev-linux.c, with the netdev's mutex held, before it
@@ -880,7 +849,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     }
     port->netdev->n_rxq = n;
     port->netdev->n_txq = n;
-    afxdp_port_set_tx_max_len(port, afxdp_device_mtu(name));
+    afxdp_link_set_mtu(port, afxdp_link_mtu(name));
     afxdp_offload_attach(port->offload, port->xdp,
                          port->hints_dec
                          && afxdp_xdp_hints_mode(port->xdp)
@@ -989,7 +958,7 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
         }
         if (ifindex == port->ifindex && !port->dev_gone
             && afxdp_config_equals(&port->active, &port->requested)
-            && (afxdp_device_mtu(netdev_get_name(netdev))
+            && (afxdp_link_mtu(netdev_get_name(netdev))
                 <= afxdp_port_max_mtu(port, NULL))) {
             ovs_mutex_unlock(&dev->mutex);
             return 0;
@@ -1115,53 +1084,6 @@ afxdp_port_mark_gone(struct afxdp_port *port, struct netdev_linux *dev)
                             "when a device named %s appears", name, name);
     VLOG_WARN("%s", port->error);
     netdev_change_seq_changed(port->netdev);
-}
-
-/* rtnetlink notifier: 'change' is a link change, or NULL if some were
- * lost.  Asks the ports it may concern to check their device in
- * reconfigure.  It may run with a netdev's mutex held (lib/netdev-linux.c
- * reports some changes from inside its own processing), so it takes no
- * netdev mutex: it reads each port's 'link_ifindex' and 'link_gone'.
- * Ports without sockets are left alone: they have nothing to check, and a
- * reconfiguration of a port costs every PMD thread a reload. */
-static void
-afxdp_link_changed(const struct rtnetlink_change *change,
-                   void *aux OVS_UNUSED)
-{
-    struct afxdp_port *port;
-
-    if (change && (!change->ifname
-                   || (change->nlmsg_type != RTM_NEWLINK
-                       && change->nlmsg_type != RTM_DELLINK))) {
-        return;
-    }
-    ovs_mutex_lock(&afxdp_ports_mutex);
-    HMAP_FOR_EACH (port, node, &afxdp_ports) {
-        int ifindex, max_mtu;
-        bool gone;
-
-        if (change && strcmp(change->ifname, netdev_get_name(port->netdev))) {
-            continue;
-        }
-        if (change && change->nlmsg_type == RTM_NEWLINK && change->mtu > 0) {
-            /* The MTU is set by OVS (mtu_request) or from outside. */
-            afxdp_port_set_tx_max_len(port, change->mtu);
-        }
-        atomic_read_relaxed(&port->link_ifindex, &ifindex);
-        atomic_read_relaxed(&port->link_gone, &gone);
-        atomic_read_relaxed(&port->link_max_mtu, &max_mtu);
-        if (ifindex
-            && (!change
-                || (change->nlmsg_type == RTM_DELLINK
-                    ? !gone && change->if_index == ifindex
-                    : (gone || change->if_index != ifindex
-                       || change->mtu > max_mtu)))) {
-            /* Gone, back, replaced, or given an MTU larger than the port
-             * carries: reconfigure finds out which. */
-            netdev_request_reconfigure(port->netdev);
-        }
-    }
-    ovs_mutex_unlock(&afxdp_ports_mutex);
 }
 
 /* Removes our XDP programs from every device on exit or a fatal signal,

@@ -326,6 +326,19 @@ check_src_mtu(void)
     }
 }
 
+/* Puts in the checksum field at 'csum_ofs' of packet 'p' (a copy of
+ * 'pkt') the pseudo-header sum alone, as a CHECKSUM_PARTIAL skb has it, of
+ * the IP header at 'l3' for 'l4_len' bytes of 'proto'. */
+static void
+set_partial(struct dp_packet *p, const uint8_t *pkt, uint32_t l3,
+            uint32_t csum_ofs, bool ipv6, uint8_t proto, uint32_t l4_len)
+{
+    ovs_be16 sum = ~csum_finish(tab_l4_pseudo(pkt, l3, ipv6, proto,
+                                              l4_len));
+
+    memcpy((uint8_t *) dp_packet_data(p) + csum_ofs, &sum, sizeof sum);
+}
+
 /* A Linux tunnel device's packet as it reaches an afxdp port through a
  * veth: the inner TCP checksum holds only the pseudo-header sum, the outer
  * UDP checksum (if any) is computed as if the inner were finished.  The
@@ -372,9 +385,8 @@ check_rx_inner_partial(void)
         ovs_assert(!afxdp_rxcsum_fix(p));
         ovs_assert(!memcmp(dp_packet_data(p), pkt, t.size));
 
-        sum = ~csum_finish(tab_l4_pseudo(pkt, t.i3, c->inner_ipv6,
-                                         IPPROTO_TCP, tcp_len));
-        memcpy((uint8_t *) dp_packet_data(p) + t.i4 + 16, &sum, sizeof sum);
+        set_partial(p, pkt, t.i3, t.i4 + 16, c->inner_ipv6, IPPROTO_TCP,
+                    tcp_len);
         ovs_assert(afxdp_rxcsum_may_be_partial(dp_packet_data(p), t.size));
         ovs_assert(afxdp_rxcsum_fix(p));
         ovs_assert(!memcmp(dp_packet_data(p), pkt, t.size));
@@ -385,18 +397,22 @@ check_rx_inner_partial(void)
                                   c->outer_ipv6, IPPROTO_UDP));
         printf("received %s, inner checksum partial: finished\n", c->name);
 
-        /* The outer checksum partial, the inner complete: finished in
+        /* The outer checksum partial, the inner complete (k = 0), then
+         * both (k = 1, a tunnel device's GSO packet: the inner one is
+         * finished first, then the outer one over it): finished in
          * software on every OVS version (OVS 3.3 to 3.6 would drop a
          * tunnel packet marked partial when they decapsulate it). */
-        if (c->udp_csum) {
-            sum = ~csum_finish(tab_l4_pseudo(pkt, t.o3, c->outer_ipv6,
-                                             IPPROTO_UDP, udp_len));
-            memcpy((uint8_t *) dp_packet_data(p) + t.o4 + 6, &sum,
-                   sizeof sum);
+        for (int k = 0; c->udp_csum && k < 2; k++) {
+            if (k) {
+                set_partial(p, pkt, t.i3, t.i4 + 16, c->inner_ipv6,
+                            IPPROTO_TCP, tcp_len);
+            }
+            set_partial(p, pkt, t.o3, t.o4 + 6, c->outer_ipv6, IPPROTO_UDP,
+                        udp_len);
             ovs_assert(afxdp_rxcsum_fix(p));
             ovs_assert(!memcmp(dp_packet_data(p), pkt, t.size));
-            printf("received %s, outer checksum partial: finished\n",
-                   c->name);
+            printf("received %s, %s partial: finished\n", c->name,
+                   k ? "both checksums" : "outer checksum");
         }
         dp_packet_delete(p);
         free(pkt);
