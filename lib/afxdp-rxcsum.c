@@ -28,20 +28,15 @@
 #include "csum.h"
 #include "packets.h"
 
-/* Returns true if the 'size' bytes at 'data' are a TCP or UDP packet whose
- * checksum field holds the folded pseudo-header sum and nothing else (what
- * a CHECKSUM_PARTIAL skb carries), and then fills '*info'.  Reads only the
- * headers. */
-bool
-afxdp_rxcsum_detect(const uint8_t *data, uint32_t size,
-                    struct afxdp_rxcsum_info *info)
+/* afxdp_rxcsum_detect() for the packet at 'data' whose headers are
+ * already parsed into 'info->h'. */
+static bool
+afxdp_rxcsum_detect_parsed(const uint8_t *data,
+                           struct afxdp_rxcsum_info *info)
 {
-    struct afxdp_l4hdrs *h = &info->h;
+    const struct afxdp_l4hdrs *h = &info->h;
     ovs_be16 field, seed;
 
-    if (!afxdp_l4hdrs_parse(data, size, h)) {
-        return false;
-    }
     if (h->proto == IPPROTO_TCP && h->l4_len >= TCP_HEADER_LEN) {
         info->tcp = true;
         info->csum_ofs = h->l4_ofs + offsetof(struct tcp_header, tcp_csum);
@@ -60,6 +55,18 @@ afxdp_rxcsum_detect(const uint8_t *data, uint32_t size,
     return field == seed;
 }
 
+/* Returns true if the 'size' bytes at 'data' are a TCP or UDP packet whose
+ * checksum field holds the folded pseudo-header sum and nothing else (what
+ * a CHECKSUM_PARTIAL skb carries), and then fills '*info'.  Reads only the
+ * headers. */
+bool
+afxdp_rxcsum_detect(const uint8_t *data, uint32_t size,
+                    struct afxdp_rxcsum_info *info)
+{
+    return (afxdp_l4hdrs_parse(data, size, &info->h)
+            && afxdp_rxcsum_detect_parsed(data, info));
+}
+
 /* Computes, from scratch, the TCP or UDP checksum of the packet at 'data'
  * that afxdp_rxcsum_detect() described in 'info', and stores it. */
 void
@@ -70,49 +77,38 @@ afxdp_rxcsum_finish(uint8_t *data, const struct afxdp_rxcsum_info *info)
                         !info->tcp);
 }
 
-/* If the packet of 'size' bytes at 'data' is a tunnel that
- * afxdp_l4hdrs_tunnel() knows, whose inner TCP or UDP checksum is partial,
- * finishes that checksum (see "Tunnels" in afxdp-rxcsum.h) and returns
- * true. */
-static bool
-afxdp_rxcsum_fix_inner(uint8_t *data, uint32_t size)
-{
-    struct afxdp_rxcsum_info info;
-    struct afxdp_l4hdrs udp;
-    uint32_t inner;
-
-    if (!afxdp_l4hdrs_parse(data, size, &udp)
-        || !(inner = afxdp_l4hdrs_tunnel(data, &udp))
-        || !afxdp_rxcsum_detect(data + inner,
-                                udp.l4_ofs + udp.l4_len - inner, &info)) {
-        return false;
-    }
-    afxdp_rxcsum_finish(data + inner, &info);
-    return true;
-}
-
-/* The rest of afxdp_rxcsum_fix(), for a packet its prefilter left. */
+/* The rest of afxdp_rxcsum_fix(), for a packet its prefilter left.  In a
+ * tunnel that afxdp_l4hdrs_tunnel() knows, the inner checksum is checked
+ * and finished first, since the outer one covers it (a Linux tunnel
+ * device's GSO packet has both partial), and a partial outer one is then
+ * finished here on every OVS version: OVS 3.3 to 3.6 check it when they
+ * decapsulate and drop the packet if it is only partial. */
 bool
 afxdp_rxcsum_fix__(struct dp_packet *p)
 {
-    struct afxdp_rxcsum_info info;
-    /* A tunnel's inner checksum first: the outer one covers it (a Linux
-     * tunnel device's GSO packet has both partial). */
-    bool inner = afxdp_rxcsum_fix_inner(dp_packet_data(p),
-                                        dp_packet_size(p));
+    uint8_t *data = dp_packet_data(p);
+    struct afxdp_rxcsum_info info, in;
+    uint32_t tunnel;
+    bool inner;
 
-    if (OVS_LIKELY(!afxdp_rxcsum_detect(dp_packet_data(p),
-                                        dp_packet_size(p), &info))) {
+    if (!afxdp_l4hdrs_parse(data, dp_packet_size(p), &info.h)) {
+        return false;
+    }
+    tunnel = afxdp_l4hdrs_tunnel(data, &info.h);
+    inner = (tunnel
+             && afxdp_rxcsum_detect(data + tunnel,
+                                    info.h.l4_ofs + info.h.l4_len - tunnel,
+                                    &in));
+    if (inner) {
+        afxdp_rxcsum_finish(data + tunnel, &in);
+    }
+    if (OVS_LIKELY(!afxdp_rxcsum_detect_parsed(data, &info))) {
         return inner;
     }
-    /* A tunnel's outer checksum is finished here on every OVS version:
-     * OVS 3.3 to 3.6 check it when they decapsulate and drop the packet
-     * if it is only partial. */
-    if (AFXDP_OVS_CSUM_FALLBACK
-        && (info.tcp || !afxdp_l4hdrs_tunnel(dp_packet_data(p), &info.h))) {
+    if (AFXDP_OVS_CSUM_FALLBACK && !tunnel) {
         afxdp_packet_set_rx_l4_partial(p, info.tcp, info.h.ipv6);
     } else {
-        afxdp_rxcsum_finish(dp_packet_data(p), &info);
+        afxdp_rxcsum_finish(data, &info);
     }
     return true;
 }
