@@ -949,3 +949,53 @@ afxdp_latency_flow_format(const struct afxdp_latency_flow_stats *s,
     ds_put_cstr(ds, " max=");
     afxdp_latency_format_ns(ds, s->max_ns);
 }
+
+void
+afxdp_latency_flow_key_parse(const void *frame, size_t len,
+                             struct afxdp_latency_flow_key *key)
+{
+    const uint8_t *p = frame;
+    size_t off = ETH_HEADER_LEN, l4 = 0;
+    uint16_t type;
+
+    memset(key, 0, sizeof *key);
+    if (len < ETH_HEADER_LEN) {
+        return;
+    }
+    type = (p[12] << 8) | p[13];
+    for (int i = 0; i < 2 && (type == ETH_TYPE_VLAN_8021Q
+                              || type == ETH_TYPE_VLAN_8021AD); i++) {
+        if (len < off + VLAN_HEADER_LEN) {
+            return;
+        }
+        type = (p[off + 2] << 8) | p[off + 3];
+        off += VLAN_HEADER_LEN;
+    }
+    if (type == ETH_TYPE_IP && len >= off + IP_HEADER_LEN) {
+        const uint8_t *ip = p + off;
+
+        in6_addr_set_mapped_ipv4(&key->src, get_16aligned_be32(
+            ALIGNED_CAST(const ovs_16aligned_be32 *, ip + 12)));
+        in6_addr_set_mapped_ipv4(&key->dst, get_16aligned_be32(
+            ALIGNED_CAST(const ovs_16aligned_be32 *, ip + 16)));
+        key->proto = ip[9];
+        if (!(((ip[6] << 8) | ip[7]) & 0x1fff)) {   /* Not a later frag. */
+            l4 = off + (ip[0] & 0xf) * 4;
+        }
+    } else if (type == ETH_TYPE_IPV6 && len >= off + IPV6_HEADER_LEN) {
+        const uint8_t *ip6 = p + off;
+
+        memcpy(&key->src, ip6 + 8, sizeof key->src);
+        memcpy(&key->dst, ip6 + 24, sizeof key->dst);
+        key->proto = ip6[6];
+        l4 = off + IPV6_HEADER_LEN;
+    } else {
+        return;
+    }
+    if (l4 && len >= l4 + 4
+        && (key->proto == IPPROTO_TCP || key->proto == IPPROTO_UDP
+            || key->proto == IPPROTO_SCTP)) {
+        memcpy(&key->src_port, p + l4, 2);
+        memcpy(&key->dst_port, p + l4 + 2, 2);
+    }
+}

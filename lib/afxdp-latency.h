@@ -388,6 +388,13 @@ struct afxdp_latency_flows *afxdp_latency_flows_create(uint32_t n_slots);
 void afxdp_latency_flows_destroy(struct afxdp_latency_flows *);
 size_t afxdp_latency_flows_memory(const struct afxdp_latency_flows *);
 
+/* Fills 'key' with the addresses, protocol and ports of the Ethernet frame
+ * of 'len' bytes at 'frame' (up to two VLAN tags, IPv4 or IPv6, ports of
+ * TCP, UDP and SCTP, none for a later IPv4 fragment), as far as its
+ * headers go; the rest of 'key' is zero. */
+void afxdp_latency_flow_key_parse(const void *frame, size_t len,
+                                  struct afxdp_latency_flow_key *key);
+
 /* Makes the label of the flow that 'aux' describes (see
  * afxdp_latency_flows_add_run()). */
 typedef void afxdp_latency_fill_key_cb(const void *aux,

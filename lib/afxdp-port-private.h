@@ -176,6 +176,7 @@ struct afxdp_port {
     struct afxdp_xdp *xdp;          /* Our XDP program, or NULL. */
     enum afxdp_mode mode_in_use;    /* Effective mode, if 'xsks'. */
     char *zc_fallback;              /* Why zero-copy is not in use. */
+    const char *mode_reason;        /* Why 'mode_in_use' (static). */
     int tx_gso_fd;                  /* Packet socket for TCP packets over
                                      * the MTU (afxdp-txgso.h), or -1. */
     char *tx_gso_why;               /* Why it is -1 although

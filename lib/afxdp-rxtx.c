@@ -23,13 +23,8 @@
 
 #include "netdev-afxdp.h"
 
-#include <dirent.h>
-#include <time.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <errno.h>
 #include <linux/if_xdp.h>
-#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -47,24 +42,15 @@
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
 #include "coverage.h"
-#include "dirs.h"
 #include "dp-packet.h"
-#include "fatal-signal.h"
 #include "netdev-afxdp-pool.h"
 #include "timeval.h"
 #include "netdev-provider.h"
-#include "openvswitch/dynamic-string.h"
-#include "openvswitch/hmap.h"
-#include "openvswitch/list.h"
-#include "openvswitch/shash.h"
 #include "openvswitch/thread.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
 #include "packets.h"
-#include "rtnetlink.h"
 #include "socket-util.h"
-#include "smap.h"
-#include "unixctl.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(afxdp_rxtx);
@@ -164,57 +150,15 @@ afxdp_counter_add(atomic_uint64_t *c, uint64_t n)
     atomic_store_relaxed(c, v + n);
 }
 
-/* Fills 'key' with the addresses, protocol and ports of the packet
- * 'packet_' (a struct dp_packet), as far as its headers go.  Called only
- * when a flow gets a slot in a latency table. */
+/* Fills 'key' from the packet 'packet_' (a struct dp_packet).  Called
+ * only when a flow gets a slot in a latency table. */
 static void
 afxdp_flow_key_fill(const void *packet_, struct afxdp_latency_flow_key *key)
 {
     const struct dp_packet *packet = packet_;
-    const uint8_t *p = dp_packet_data(packet);
-    size_t len = dp_packet_size(packet), off = ETH_HEADER_LEN, l4 = 0;
-    uint16_t type;
 
-    memset(key, 0, sizeof *key);
-    if (len < ETH_HEADER_LEN) {
-        return;
-    }
-    type = (p[12] << 8) | p[13];
-    for (int i = 0; i < 2 && (type == ETH_TYPE_VLAN_8021Q
-                              || type == ETH_TYPE_VLAN_8021AD); i++) {
-        if (len < off + VLAN_HEADER_LEN) {
-            return;
-        }
-        type = (p[off + 2] << 8) | p[off + 3];
-        off += VLAN_HEADER_LEN;
-    }
-    if (type == ETH_TYPE_IP && len >= off + IP_HEADER_LEN) {
-        const uint8_t *ip = p + off;
-
-        in6_addr_set_mapped_ipv4(&key->src, get_16aligned_be32(
-            ALIGNED_CAST(const ovs_16aligned_be32 *, ip + 12)));
-        in6_addr_set_mapped_ipv4(&key->dst, get_16aligned_be32(
-            ALIGNED_CAST(const ovs_16aligned_be32 *, ip + 16)));
-        key->proto = ip[9];
-        if (!(((ip[6] << 8) | ip[7]) & 0x1fff)) {   /* Not a later frag. */
-            l4 = off + (ip[0] & 0xf) * 4;
-        }
-    } else if (type == ETH_TYPE_IPV6 && len >= off + IPV6_HEADER_LEN) {
-        const uint8_t *ip6 = p + off;
-
-        memcpy(&key->src, ip6 + 8, sizeof key->src);
-        memcpy(&key->dst, ip6 + 24, sizeof key->dst);
-        key->proto = ip6[6];
-        l4 = off + IPV6_HEADER_LEN;
-    } else {
-        return;
-    }
-    if (l4 && len >= l4 + 4
-        && (key->proto == IPPROTO_TCP || key->proto == IPPROTO_UDP
-            || key->proto == IPPROTO_SCTP)) {
-        memcpy(&key->src_port, p + l4, 2);
-        memcpy(&key->dst_port, p + l4 + 2, 2);
-    }
+    afxdp_latency_flow_key_parse(dp_packet_data(packet),
+                                 dp_packet_size(packet), key);
 }
 
 /* Counts of one receive batch's hints, its current run of packets of one

@@ -395,6 +395,9 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
         return;
     }
     smap_add(smap, "xdp-mode", afxdp_mode_to_string(port->mode_in_use));
+    if (port->mode_reason) {
+        smap_add(smap, "xdp-mode-reason", port->mode_reason);
+    }
     smap_add(smap, "xdp-attach", afxdp_xdp_attach_desc(port->xdp));
     afxdp_offload_status(port->offload, port->ifindex, smap);
     smap_add(smap, "xdp-hints", afxdp_xdp_hints_desc(port->xdp));

@@ -300,10 +300,12 @@ ovs-upstream-build:
 
 # check-style: OVS's checkpatch.py on every userspace C file of ours (the
 # fuzz harnesses of tests/fuzz/automake.mk too), clang-format on the BPF C
-# and each BPF header compiled on its own (bpf/automake.mk), and no include
-# cycles (check-includes).
+# and each BPF header compiled on its own (bpf/automake.mk), no include
+# cycles (check-includes) and no source file over 1,200 lines
+# (check-file-length).
 .PHONY: check-style
-check-style: ovs-unpack check-style-bpf check-bpf-headers check-includes
+check-style: ovs-unpack check-style-bpf check-bpf-headers check-includes \
+		check-file-length
 	@status=0; \
 	for f in $(AFXDP_USERSPACE_FILES) $(AFXDP_FUZZ_FILES); do \
 	  echo "  CHECKPATCH $$f"; \
@@ -313,6 +315,28 @@ check-style: ovs-unpack check-style-bpf check-bpf-headers check-includes
 	if test $$status != 0; then \
 	  echo "check-style: checkpatch.py found problems (see above)" >&2; \
 	fi; \
+	exit $$status
+
+# check-file-length: one concept per file; a file that grows past 1,200
+# lines holds more than one and is split (the generated BPF skeletons are
+# not ours to split).
+AFXDP_MAX_FILE_LINES = 1200
+.PHONY: check-file-length
+check-file-length:
+	@echo "  LENGTH   lib/ bpf/ tests/ utilities/ vswitchd/"
+	@status=0; \
+	for f in $(srcdir)/lib/*.[ch] $(srcdir)/bpf/*.[ch] $(srcdir)/tests/*.[ch] \
+	         $(srcdir)/tests/*.at $(srcdir)/tests/*.py $(srcdir)/tests/*.sh \
+	         $(srcdir)/utilities/* $(srcdir)/vswitchd/*; do \
+	  case $$f in *.skel.h) continue ;; esac; \
+	  test -f "$$f" || continue; \
+	  grep -qI '' "$$f" || continue; \
+	  n=`wc -l < "$$f"`; \
+	  if test $$n -gt $(AFXDP_MAX_FILE_LINES); then \
+	    echo "$$f: $$n lines, more than $(AFXDP_MAX_FILE_LINES): split it" >&2; \
+	    status=1; \
+	  fi; \
+	done; \
 	exit $$status
 
 # check-includes: no headers of lib/ and bpf/ that include each other, and

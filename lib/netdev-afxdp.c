@@ -21,6 +21,8 @@
  *   afxdp-link               link changes of the ports' devices (notifier)
  *   afxdp-config             options: parsing, checks, defaults (pure logic)
  *   afxdp-mode.h             enum afxdp_mode, the XDP mode (a leaf header)
+ *   afxdp-mode-plan          where best-effort tries XDP, per device, and why
+ *   afxdp-device             a device's driver and rx queues, from ethtool
  *   afxdp-stats              statistics, status, the netdev-afxdp/ commands
  *   afxdp-counters.h         the counters, one X-macro list per family
  *   afxdp-compat.h           kernel and OVS interfaces that differ (probes)
@@ -65,10 +67,7 @@
 
 #include "netdev-afxdp.h"
 
-#include <dirent.h>
 #include <time.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <errno.h>
 #include <linux/if_xdp.h>
 #include <linux/rtnetlink.h>
@@ -79,7 +78,9 @@
 
 #include "afxdp-compat.h"
 #include "afxdp-config.h"
+#include "afxdp-device.h"
 #include "afxdp-link.h"
+#include "afxdp-mode-plan.h"
 #include "afxdp-offload.h"
 #include "afxdp-port-private.h"
 #include "afxdp-stats.h"
@@ -113,7 +114,6 @@ VLOG_DEFINE_THIS_MODULE(netdev_afxdp);
 
 COVERAGE_DEFINE(afxdp_frames_lost);
 
-static int afxdp_device_n_rxq(const char *name);
 static int afxdp_plan_queues(const char *name, const struct afxdp_config *,
                              int n_dev, char **errp);
 static void netdev_afxdp_fatal_hook(void *aux);
@@ -378,64 +378,6 @@ netdev_afxdp_get_config(const struct netdev *netdev, struct smap *args)
     return 0;
 }
 
-/* Returns the number of rx queues of device 'name' that AF_XDP sockets can
- * bind: its rx and combined channels as ethtool reports them, or, for a
- * driver without channels, the rx queues in sysfs.  0 if unknown. */
-static int
-afxdp_device_n_rxq(const char *name)
-{
-    static const char sysfs_net[] = "/sys/class/net";
-    struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
-    struct ifreq ifr;
-    struct dirent *de;
-    char *path;
-    int n = 0;
-    DIR *dir;
-
-    memset(&ifr, 0, sizeof ifr);
-    ovs_strzcpy(ifr.ifr_name, name, sizeof ifr.ifr_name);
-    ifr.ifr_data = (void *) &ch;
-    if (!af_inet_ioctl(SIOCETHTOOL, &ifr) && ch.rx_count + ch.combined_count) {
-        return ch.rx_count + ch.combined_count;
-    }
-
-    path = xasprintf("%s/%s/queues", sysfs_net, name);
-    dir = opendir(path);
-    free(path);
-    if (!dir) {
-        return 0;
-    }
-    while ((de = readdir(dir))) {
-        if (!strncmp(de->d_name, "rx-", 3)) {
-            n++;
-        }
-    }
-    closedir(dir);
-    return n;
-}
-
-/* Where to try to run the XDP program for the requested mode, in order. */
-static size_t
-afxdp_attach_modes(enum afxdp_mode requested, enum afxdp_xdp_mode out[2])
-{
-    switch (requested) {
-    case AFXDP_MODE_NATIVE_ZC:
-    case AFXDP_MODE_NATIVE:
-        out[0] = AFXDP_XDP_NATIVE;
-        return 1;
-    case AFXDP_MODE_GENERIC:
-        out[0] = AFXDP_XDP_GENERIC;
-        return 1;
-    case AFXDP_MODE_BEST_EFFORT:
-    case AFXDP_MODE_UNSPEC:
-    case AFXDP_MODE_MAX:
-    default:
-        out[0] = AFXDP_XDP_NATIVE;
-        out[1] = AFXDP_XDP_GENERIC;
-        return 2;
-    }
-}
-
 /* Tears down whatever 'port' runs: XSKMAP entries, sockets, UMEM pool and
  * XDP program, and the per-queue array of 'dev'. */
 static void
@@ -493,6 +435,7 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
     port->netdev->ol_flags = 0;
     port->tx_csum = NULL;
     port->mode_in_use = AFXDP_MODE_UNSPEC;
+    port->mode_reason = NULL;
 }
 
 /* Declares to OVS the TX offloads of 'port', whose sockets are open, and
@@ -697,11 +640,14 @@ afxdp_port_attach(struct afxdp_port *port, enum afxdp_xdp_mode mode,
     return error;
 }
 
-/* Sets the effective mode of 'port' from its sockets and, for
- * best-effort, why zero-copy is not in use. */
+/* Sets the effective mode of 'port' from its sockets, why it runs that
+ * mode ('plan' is what it tried) and, for best-effort, why zero-copy is not
+ * in use. */
 static void
-afxdp_port_note_modes(struct afxdp_port *port)
+afxdp_port_note_modes(struct afxdp_port *port,
+                      const struct afxdp_mode_plan *plan)
 {
+    enum afxdp_xdp_mode xdp_mode = afxdp_xdp_get_mode(port->xdp);
     bool all_zc = true;
 
     free(port->zc_fallback);
@@ -715,12 +661,16 @@ afxdp_port_note_modes(struct afxdp_port *port)
                                           xsk->queue_id, xsk->mode_reason);
         }
     }
-    if (afxdp_xdp_get_mode(port->xdp) == AFXDP_XDP_GENERIC) {
+    port->mode_reason = afxdp_mode_plan_reason(plan, xdp_mode);
+    if (xdp_mode == AFXDP_XDP_GENERIC) {
         port->mode_in_use = AFXDP_MODE_GENERIC;
         if (!port->zc_fallback
             && port->requested.xdp_mode == AFXDP_MODE_BEST_EFFORT) {
-            port->zc_fallback = xstrdup("native XDP is not available, "
-                                        "using generic XDP and copy mode");
+            port->zc_fallback = xstrdup(plan->veth
+                                        ? "a veth has no zero-copy; generic "
+                                          "XDP and copy mode"
+                                        : "native XDP is not available, "
+                                          "using generic XDP and copy mode");
         }
     } else {
         port->mode_in_use = all_zc ? AFXDP_MODE_NATIVE_ZC : AFXDP_MODE_NATIVE;
@@ -739,8 +689,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         .numa_id = numa_id,
         .hugepages = cfg->umem_hugepages,
     };
-    enum afxdp_xdp_mode attach[2];
-    size_t n_attach = afxdp_attach_modes(cfg->xdp_mode, attach);
+    struct afxdp_mode_plan plan;
     char *pool_err = NULL;
     uint32_t zc_max_segs;
     int error = 0, n;
@@ -754,6 +703,8 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         return error;
     }
     port->n_dev_rxq = afxdp_device_n_rxq(name);
+    afxdp_mode_plan_make(cfg->xdp_mode, afxdp_device_driver_is(name, "veth"),
+                         &plan);
     port->start_queue = cfg->start_queue;
     n = afxdp_plan_queues(name, cfg, port->n_dev_rxq, errp);
     if (!n) {
@@ -769,12 +720,12 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     }
     afxdp_pool_set_owner(port->pool, port->id);
 
-    for (size_t i = 0; i < n_attach; i++) {
+    for (size_t i = 0; i < plan.n_modes; i++) {
         char *msg = NULL;
 
-        error = afxdp_port_attach(port, attach[i], &msg);
+        error = afxdp_port_attach(port, plan.modes[i], &msg);
         if (!error) {
-            error = afxdp_port_open_sockets(port, attach[i], n, &msg);
+            error = afxdp_port_open_sockets(port, plan.modes[i], n, &msg);
         }
         free(*errp);
         *errp = msg;
@@ -806,7 +757,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         return error;
     }
 
-    afxdp_port_note_modes(port);
+    afxdp_port_note_modes(port, &plan);
     afxdp_port_set_tx_offloads(port);
     afxdp_port_open_gso(port);
     zc_max_segs = afxdp_xsk_set_zc_max_segs(port->xsks, port->ifindex);

@@ -13,7 +13,8 @@
  * limitations under the License.
  */
 
-/* Unit tests of afxdp port option parsing (lib/afxdp-config.c).
+/* Unit tests of afxdp port option parsing (lib/afxdp-config.c) and of
+ * where each requested mode tries XDP (lib/afxdp-mode-plan.c).
  *
  * Usage: ovstest test-afxdp-config
  * Needs no privileges.  Prints one line per check group and "PASS" at the
@@ -26,6 +27,7 @@
 #include <string.h>
 
 #include "afxdp-config.h"
+#include "afxdp-mode-plan.h"
 #include "ovstest.h"
 #include "smap.h"
 #include "util.h"
@@ -307,6 +309,45 @@ test_queue_modes(void)
     printf("per-queue modes and busy polling: ok\n");
 }
 
+/* best-effort: generic first on a veth (its peer keeps TSO and GSO), native
+ * first elsewhere; an explicit mode alone; a reason for each outcome. */
+static void
+test_mode_plan(void)
+{
+    struct afxdp_mode_plan plan;
+    const char *why;
+
+    afxdp_mode_plan_make(AFXDP_MODE_BEST_EFFORT, true, &plan);
+    ovs_assert(plan.n_modes == 2);
+    ovs_assert(plan.modes[0] == AFXDP_XDP_GENERIC);
+    ovs_assert(plan.modes[1] == AFXDP_XDP_NATIVE);
+    why = afxdp_mode_plan_reason(&plan, AFXDP_XDP_GENERIC);
+    ovs_assert(strstr(why, "veth") && strstr(why, "GSO"));
+    why = afxdp_mode_plan_reason(&plan, AFXDP_XDP_NATIVE);
+    ovs_assert(strstr(why, "generic XDP failed"));
+
+    afxdp_mode_plan_make(AFXDP_MODE_BEST_EFFORT, false, &plan);
+    ovs_assert(plan.n_modes == 2);
+    ovs_assert(plan.modes[0] == AFXDP_XDP_NATIVE);
+    ovs_assert(plan.modes[1] == AFXDP_XDP_GENERIC);
+    why = afxdp_mode_plan_reason(&plan, AFXDP_XDP_NATIVE);
+    ovs_assert(strstr(why, "zero-copy"));
+    why = afxdp_mode_plan_reason(&plan, AFXDP_XDP_GENERIC);
+    ovs_assert(strstr(why, "no native XDP"));
+
+    for (int veth = 0; veth < 2; veth++) {
+        afxdp_mode_plan_make(AFXDP_MODE_NATIVE, veth, &plan);
+        ovs_assert(plan.n_modes == 1 && plan.modes[0] == AFXDP_XDP_NATIVE);
+        afxdp_mode_plan_make(AFXDP_MODE_NATIVE_ZC, veth, &plan);
+        ovs_assert(plan.n_modes == 1 && plan.modes[0] == AFXDP_XDP_NATIVE);
+        afxdp_mode_plan_make(AFXDP_MODE_GENERIC, veth, &plan);
+        ovs_assert(plan.n_modes == 1 && plan.modes[0] == AFXDP_XDP_GENERIC);
+        why = afxdp_mode_plan_reason(&plan, AFXDP_XDP_GENERIC);
+        ovs_assert(strstr(why, "options:xdp-mode"));
+    }
+    printf("mode plan per device: ok\n");
+}
+
 static void
 test_afxdp_config_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
@@ -317,6 +358,7 @@ test_afxdp_config_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_min_frames();
     test_round_trip();
     test_queue_modes();
+    test_mode_plan();
     printf("PASS\n");
 }
 

@@ -1004,6 +1004,52 @@ test_sampler(void)
     printf("sampler: ok\n");
 }
 
+/* The flow label of a frame: VLAN-tagged IPv4 TCP, IPv6 UDP, a later IPv4
+ * fragment (no ports), a frame cut short in its IP header (nothing). */
+static void
+test_flow_key_parse(void)
+{
+    static const uint8_t v4[] = {
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x81, 0x00, 0, 5, 0x08, 0x00,
+        0x45, 0, 0, 44, 0, 0, 0, 0, 64, 6, 0, 0, 10, 1, 1, 1, 10, 1, 1, 2,
+        0x30, 0x39, 0x00, 0x50, 0, 0, 0, 0,
+    };
+    static const uint8_t v6_head[] = {
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x86, 0xdd,
+        0x60, 0, 0, 0, 0, 8, 17, 64,
+    };
+    struct afxdp_latency_flow_key k;
+    uint8_t frame[128], v6[64];
+
+    afxdp_latency_flow_key_parse(v4, sizeof v4, &k);
+    ovs_assert(k.proto == 6);
+    ovs_assert(in6_addr_get_mapped_ipv4(&k.src) == htonl(0x0a010101));
+    ovs_assert(in6_addr_get_mapped_ipv4(&k.dst) == htonl(0x0a010102));
+    ovs_assert(k.src_port == htons(12345) && k.dst_port == htons(80));
+
+    memcpy(frame, v4, sizeof v4);
+    frame[24] = 0x00;
+    frame[25] = 0x10;       /* Fragment offset 16: a later fragment. */
+    afxdp_latency_flow_key_parse(frame, sizeof v4, &k);
+    ovs_assert(k.proto == 6 && !k.src_port && !k.dst_port);
+
+    afxdp_latency_flow_key_parse(v4, 30, &k);
+    ovs_assert(!k.proto && !k.src_port);
+
+    memset(v6, 0, sizeof v6);
+    memcpy(v6, v6_head, sizeof v6_head);
+    v6[22 + 15] = 1;        /* Source ::1. */
+    v6[38 + 15] = 2;        /* Destination ::2. */
+    v6[54] = 0x00;
+    v6[55] = 53;            /* Source port 53. */
+    v6[57] = 7;             /* Destination port 7. */
+    afxdp_latency_flow_key_parse(v6, 62, &k);
+    ovs_assert(k.proto == 17 && k.src.s6_addr[15] == 1
+               && k.dst.s6_addr[15] == 2);
+    ovs_assert(k.src_port == htons(53) && k.dst_port == htons(7));
+    printf("flow labels parsed from frames: ok\n");
+}
+
 static void
 test_afxdp_latency_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
@@ -1021,6 +1067,7 @@ test_afxdp_latency_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_flows_runs();
     test_clock();
     test_sampler();
+    test_flow_key_parse();
     printf("PASS\n");
 }
 
