@@ -41,6 +41,7 @@ BENCH_XDP = utilities/afxdp-bench-xdp
 BENCH_XDP_CFLAGS = -Wall -Wextra
 
 EXTRA_DIST += utilities/ovs-afxdp-bench utilities/ovs-afxdp-bench-tcp \
+	utilities/ovs-afxdp-bench-overlay \
 	utilities/afxdp_benchlib.py utilities/afxdp-bench-xdp.c
 CLEANFILES += $(BENCH_XDP)
 
@@ -66,12 +67,23 @@ bench: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
 	$(BENCH_RUN) $(abs_top_srcdir)/utilities/ovs-afxdp-bench $(BENCHFLAGS)
 
 # The TCP benchmark: iperf3 through the same variants' switches
-# (utilities/ovs-afxdp-bench-tcp, "make bench-tcp", extra arguments in
-# BENCHFLAGS, e.g. make bench-tcp BENCHFLAGS='--mtu 9000 --streams 1').
-.PHONY: bench-tcp
+# (utilities/ovs-afxdp-bench-tcp, extra arguments in BENCHFLAGS, e.g. make
+# bench-tcp BENCHFLAGS='--mtu 9000 --streams 1'), then pod to pod across
+# two hosts over an overlay (utilities/ovs-afxdp-bench-overlay, "make
+# bench-overlay" alone, extra arguments in BENCH_OVERLAY_FLAGS, e.g.
+# '--variants ours,upstream --reps 5'; BENCH_OVERLAY=no skips it).
+BENCH_OVERLAY = yes
+.PHONY: bench-tcp bench-overlay
 bench-tcp: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
 	$(BENCH_RUN) $(abs_top_srcdir)/utilities/ovs-afxdp-bench-tcp \
 	  $(BENCHFLAGS)
+	@if test '$(BENCH_OVERLAY)' != no; then \
+	  $(BENCH_RUN) $(abs_top_srcdir)/utilities/ovs-afxdp-bench-overlay \
+	    $(BENCH_OVERLAY_FLAGS); \
+	fi
+bench-overlay: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
+	$(BENCH_RUN) $(abs_top_srcdir)/utilities/ovs-afxdp-bench-overlay \
+	  $(BENCH_OVERLAY_FLAGS)
 
 # Our checkers cover afxdp-bench-xdp too: checkpatch.py (make check-style)
 # and the warnings of check-warnings, by gcc and clang, without OVS's flags
