@@ -40,8 +40,6 @@
 #include "dpif.h"
 #include "flow.h"
 #include "netdev-provider.h"
-#include "netlink.h"
-#include "odp-netlink.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
@@ -49,7 +47,6 @@
 #include "openvswitch/thread.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
-#include "packets.h"
 #include "random.h"
 #include "smap.h"
 #include "timeval.h"
@@ -126,6 +123,8 @@ struct afxdp_offload {
     char *name;                     /* Port name, for logs. */
     struct ovs_mutex mutex;         /* Guards what follows. */
     struct hmap flows OVS_GUARDED;  /* struct afxdp_offload_flow. */
+    struct hmap replacing OVS_GUARDED;  /* Flows a put replaces, while it
+                                         * waits (see flow_put). */
     bool attached OVS_GUARDED;      /* 'maps' are a live program's. */
     bool marks OVS_GUARDED;         /* Its hints can carry a flow mark. */
     bool generic OVS_GUARDED;       /* Its program runs on skbs. */
@@ -491,12 +490,11 @@ afxdp_ufid_hash(const ovs_u128 *ufid)
 }
 
 static struct afxdp_offload_flow *
-afxdp_offload_find(struct afxdp_offload *o, const ovs_u128 *ufid)
-    OVS_REQUIRES(o->mutex)
+afxdp_offload_find(const struct hmap *flows, const ovs_u128 *ufid)
 {
     struct afxdp_offload_flow *flow;
 
-    HMAP_FOR_EACH_WITH_HASH (flow, node, afxdp_ufid_hash(ufid), &o->flows) {
+    HMAP_FOR_EACH_WITH_HASH (flow, node, afxdp_ufid_hash(ufid), flows) {
         if (ovs_u128_equals(flow->ufid, *ufid)) {
             return flow;
         }
@@ -521,7 +519,8 @@ static void
 afxdp_offload_insert(struct afxdp_offload *o, struct afxdp_offload_flow *flow)
     OVS_REQUIRES(o->mutex)
 {
-    struct afxdp_offload_flow *same = afxdp_offload_find(o, &flow->ufid);
+    struct afxdp_offload_flow *same = afxdp_offload_find(&o->flows,
+                                                         &flow->ufid);
 
     if (same) {
         afxdp_offload_remove(o, same);
@@ -811,16 +810,17 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
                     netdev_get_name(netdev), flow->full.out_ifindex);
     }
     /* A modification replaces the flow with the same ufid; its counts
-     * carry over.  The old flow leaves 'o->flows' before anything can
-     * release 'o->mutex' (afxdp_offload_install_wait()): while it waits, a
-     * flush (in another offload thread) or afxdp_offload_rechoose() must
-     * neither free nor reinstall it.  It is ours until put back or freed
-     * below. */
-    old = afxdp_offload_find(o, ufid);
+     * carry over.  The old flow moves to 'o->replacing' before anything can
+     * release 'o->mutex' (afxdp_offload_install_wait()): there a flush or
+     * afxdp_offload_rechoose() neither frees nor reinstalls it, and a
+     * revalidator's flow_get still finds its counts (OVS 3.7+ would see
+     * them go back).  Ours until put back or freed below. */
+    old = afxdp_offload_find(&o->flows, ufid);
     if (old) {
         afxdp_offload_uninstall(o, old);
         flow->base = old->base;
         hmap_remove(&o->flows, &old->node);
+        hmap_insert(&o->replacing, &old->node, afxdp_ufid_hash(ufid));
     }
     flush_seq = o->flush_seq;
     if (flow->partial && !o->marks) {
@@ -837,6 +837,9 @@ afxdp_offload_flow_put(struct netdev *netdev, const struct match *match,
             VLOG_DBG_RL(&rl, "%s: flow not offloaded: %s", o->name,
                         ovs_strerror(error));
         }
+    }
+    if (old) {
+        hmap_remove(&o->replacing, &old->node);
     }
     if (o->flush_seq != flush_seq) {
         /* OVS flushed the port's flows while we waited: the old flow goes
@@ -877,7 +880,10 @@ afxdp_offload_flow_get(struct netdev *netdev, const ovs_u128 *ufid,
         return ENODEV;
     }
     ovs_mutex_lock(&o->mutex);
-    flow = afxdp_offload_find(o, ufid);
+    flow = afxdp_offload_find(&o->flows, ufid);
+    if (!flow) {
+        flow = afxdp_offload_find(&o->replacing, ufid);
+    }
     if (!flow) {
         error = ENOENT;
     } else if (flow->slot < 0) {
@@ -934,7 +940,7 @@ afxdp_offload_flow_del(struct netdev *netdev, const ovs_u128 *ufid,
         return ENODEV;
     }
     ovs_mutex_lock(&o->mutex);
-    flow = afxdp_offload_find(o, ufid);
+    flow = afxdp_offload_find(&o->flows, ufid);
     if (!flow) {
         error = ENOENT;
     } else {
@@ -998,6 +1004,7 @@ afxdp_offload_create(const char *name)
     o->name = xstrdup(name);
     ovs_mutex_init(&o->mutex);
     hmap_init(&o->flows);
+    hmap_init(&o->replacing);
     afxdp_offload_egress_set_init(&o->egress);
     ovs_mutex_lock(&o->mutex);
     o->flow_table = afxdp_flow_table_create();
@@ -1030,6 +1037,7 @@ afxdp_offload_destroy(struct afxdp_offload *o)
     ovs_mutex_unlock(&o->mutex);
     afxdp_offload_marks_destroy(o->serials);
     hmap_destroy(&o->flows);
+    hmap_destroy(&o->replacing);
     ovs_mutex_destroy(&o->mutex);
     free(o->name);
     free(o);
@@ -1174,13 +1182,8 @@ afxdp_offload_status(struct afxdp_offload *o, int ifindex, struct smap *smap)
     afxdp_offload_egress_status(ifindex, smap);
     ovs_mutex_lock(&o->mutex);
     HMAP_FOR_EACH (flow, node, &o->flows) {
-        if (flow->slot >= 0) {
-            if (flow->partial) {
-                partial++;
-            } else {
-                full++;
-            }
-        }
+        full += flow->slot >= 0 && !flow->partial;
+        partial += flow->slot >= 0 && flow->partial;
         egress_off += flow->egress_off;
     }
     ds_put_format(&s, "full=%d partial=%d masks=%"PRIu32"/%d", full,

@@ -323,11 +323,13 @@ check-style: ovs-unpack check-style-bpf check-bpf-headers check-includes \
 AFXDP_MAX_FILE_LINES = 1200
 .PHONY: check-file-length
 check-file-length:
-	@echo "  LENGTH   lib/ bpf/ tests/ utilities/ vswitchd/"
+	@echo "  LENGTH   lib/ bpf/ tests/ utilities/ vswitchd/ Documentation/"
 	@status=0; \
 	for f in $(srcdir)/lib/*.[ch] $(srcdir)/bpf/*.[ch] $(srcdir)/tests/*.[ch] \
 	         $(srcdir)/tests/*.at $(srcdir)/tests/*.py $(srcdir)/tests/*.sh \
-	         $(srcdir)/utilities/* $(srcdir)/vswitchd/*; do \
+	         $(srcdir)/utilities/* $(srcdir)/vswitchd/* \
+	         $(srcdir)/Documentation/*/*.rst $(srcdir)/Documentation/*/*/*.rst \
+	         $(srcdir)/README.md $(srcdir)/NEWS; do \
 	  case $$f in *.skel.h) continue ;; esac; \
 	  test -f "$$f" || continue; \
 	  grep -qI '' "$$f" || continue; \
