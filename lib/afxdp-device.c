@@ -27,7 +27,7 @@
 #include "socket-util.h"
 #include "util.h"
 
-static int
+int
 afxdp_device_ethtool(const char *name, void *cmd)
 {
     struct ifreq ifr;

@@ -22,6 +22,10 @@
  * queues AF_XDP sockets can bind.  Control path only (one ioctl each, or
  * a read of sysfs); any thread. */
 
+/* Runs the ethtool command 'cmd' (a struct ethtool_* whose first member is
+ * its ETHTOOL_* number) on device 'name'; returns 0 or a positive errno. */
+int afxdp_device_ethtool(const char *name, void *cmd);
+
 /* Returns true if device 'name' is driven by 'driver' (e.g. "veth"), as
  * ETHTOOL_GDRVINFO reports it; false if it is not or cannot be asked. */
 bool afxdp_device_driver_is(const char *name, const char *driver);

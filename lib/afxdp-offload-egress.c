@@ -12,9 +12,9 @@
 #include <string.h>
 #include <net/if.h>
 #include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <bpf/bpf.h>
 
+#include "afxdp-device.h"
 #include "afxdp-flow-table.h"
 #include "afxdp-port-private.h"
 #include "afxdp-xdp-features.h"
@@ -23,7 +23,6 @@
 #include "openvswitch/thread.h"
 #include "seq.h"
 #include "smap.h"
-#include "socket-util.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -132,17 +131,11 @@ afxdp_veth_xdp_xmit(int ifindex, uint64_t *xmit)
     struct ethtool_gstrings *names = NULL;
     struct ethtool_stats *stats = NULL;
     char name[IF_NAMESIZE];
-    struct ifreq ifr;
     bool veth = false;
     uint32_t n;
 
-    if (!if_indextoname(ifindex, name)) {
-        return false;
-    }
-    memset(&ifr, 0, sizeof ifr);
-    ovs_strzcpy(ifr.ifr_name, name, sizeof ifr.ifr_name);
-    ifr.ifr_data = (void *) &drv;
-    if (af_inet_ioctl(SIOCETHTOOL, &ifr) || strcmp(drv.driver, "veth")) {
+    if (!if_indextoname(ifindex, name)
+        || afxdp_device_ethtool(name, &drv) || strcmp(drv.driver, "veth")) {
         return false;
     }
     n = drv.n_stats;
@@ -153,15 +146,13 @@ afxdp_veth_xdp_xmit(int ifindex, uint64_t *xmit)
     names->cmd = ETHTOOL_GSTRINGS;
     names->string_set = ETH_SS_STATS;
     names->len = n;
-    ifr.ifr_data = (void *) names;
-    if (af_inet_ioctl(SIOCETHTOOL, &ifr)) {
+    if (afxdp_device_ethtool(name, names)) {
         goto out;
     }
     stats = xzalloc(sizeof *stats + n * sizeof stats->data[0]);
     stats->cmd = ETHTOOL_GSTATS;
     stats->n_stats = n;
-    ifr.ifr_data = (void *) stats;
-    if (af_inet_ioctl(SIOCETHTOOL, &ifr)) {
+    if (afxdp_device_ethtool(name, stats)) {
         goto out;
     }
     veth = true;
