@@ -40,7 +40,9 @@
     C(OFFLOAD_NO_SG, xdp_offload_egress_no_sg)                               \
     /* Offloaded flow, a TCP or UDP checksum holding only the                \
      * pseudo-header sum: to the socket, whose receive path finishes it. */  \
-    C(OFFLOAD_CSUM_PARTIAL, xdp_offload_csum_partial)
+    C(OFFLOAD_CSUM_PARTIAL, xdp_offload_csum_partial)                       \
+    /* Over the port's ingress policing limit: dropped. */                   \
+    C(POLICED, xdp_policed)
 
 /* The counters' indexes in 'afxdp_stats'. */
 #define AFXDP_PROG_COUNTER_ENUM(ID, NAME) AFXDP_PROG_##ID,

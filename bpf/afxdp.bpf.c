@@ -60,6 +60,7 @@
 #include "bpf/afxdp-lookup.bpf.h"
 #include "bpf/afxdp-offload-maps.bpf.h"
 #include "bpf/afxdp-parse.bpf.h"
+#include "bpf/afxdp-police.bpf.h"
 #include "bpf/afxdp-shared.h"
 
 /* Knob, set by userspace (lib/afxdp-xdp.c) before the program is loaded
@@ -306,6 +307,9 @@ static __always_inline int afxdp_redirect(struct xdp_md *ctx, const bool kfuncs)
 	struct afxdp_hints_in in;
 	bool keyed = false;
 	long action;
+
+	if (afxdp_police_drop(ctx))
+		return XDP_DROP;
 
 	in.mark = 0;
 	action = afxdp_offload(ctx, &in.mark, in.kw, &keyed);

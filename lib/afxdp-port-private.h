@@ -35,6 +35,7 @@
 #include "afxdp-clock.h"
 #include "afxdp-counters.h"
 #include "afxdp-latency.h"
+#include "afxdp-police.h"
 #include "afxdp-xdp.h"
 #include "afxdp-xsk.h"
 #include "netdev-afxdp-pool.h"
@@ -202,6 +203,10 @@ struct afxdp_port {
     uint32_t id;                    /* Unique in this process, never 0. */
     struct xdp_hints_decoder *hints_dec;    /* NULL if hints are off. */
     struct afxdp_offload *offload;  /* Flow offload state (its own mutex). */
+    struct afxdp_police_config police;  /* Ingress policing, from
+                                         * set_policing (normalized). */
+    char *police_error;             /* Why 'police' is not enforced, or
+                                     * NULL. */
 };
 
 /* The registry (lib/afxdp-port.c): every afxdp port, by netdev. */

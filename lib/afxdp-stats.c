@@ -371,6 +371,26 @@ afxdp_port_mtu_status(const struct afxdp_port *port, struct smap *smap)
     smap_add_format(smap, "max-mtu", "%d", max);
 }
 
+/* "ingress-policing": the limits in effect, or why they are not. */
+static void
+afxdp_port_police_status(const struct afxdp_port *port, struct smap *smap)
+    OVS_REQUIRES(*port->mutex)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+
+    if (!afxdp_police_config_on(&port->police)) {
+        return;
+    }
+    if (port->police_error) {
+        ds_put_format(&s, "error: not enforced: %s", port->police_error);
+    } else {
+        afxdp_police_format(&port->police, &s);
+        ds_put_cstr(&s, " (XDP program)");
+    }
+    smap_add(smap, "ingress-policing", ds_cstr(&s));
+    ds_destroy(&s);
+}
+
 static void
 afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     OVS_REQUIRES(port->mutex)
@@ -399,6 +419,7 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
         smap_add(smap, "xdp-mode-reason", port->mode_reason);
     }
     smap_add(smap, "xdp-attach", afxdp_xdp_attach_desc(port->xdp));
+    afxdp_port_police_status(port, smap);
     afxdp_offload_status(port->offload, port->ifindex, smap);
     smap_add(smap, "xdp-hints", afxdp_xdp_hints_desc(port->xdp));
     if (port->hints_dec) {

@@ -916,6 +916,12 @@ afxdp_xdp_flow_maps(const struct afxdp_xdp *xdp,
     maps->mask_hits_fd = bpf_map__fd(xdp->skel->maps.afxdp_mask_hits);
 }
 
+int
+afxdp_xdp_police_fd(const struct afxdp_xdp *xdp)
+{
+    return bpf_map__fd(xdp->skel->maps.afxdp_police);
+}
+
 uint32_t
 afxdp_xdp_prog_id(const struct afxdp_xdp *xdp)
 {

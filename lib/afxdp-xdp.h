@@ -199,6 +199,9 @@ void afxdp_xdp_flow_maps(const struct afxdp_xdp *,
  * attached alone (by libxdp or by libbpf), this is the id 'ip link' shows
  * on the device; inside the dispatcher, 'ip link' shows the dispatcher's id
  * instead. */
+/* The program's ingress policing map (bpf/afxdp-police.h), owned by it. */
+int afxdp_xdp_police_fd(const struct afxdp_xdp *);
+
 uint32_t afxdp_xdp_prog_id(const struct afxdp_xdp *xdp);
 
 /* Reads the program's per-CPU counters summed over CPUs into '*stats'.

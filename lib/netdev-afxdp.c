@@ -82,6 +82,7 @@
 #include "afxdp-link.h"
 #include "afxdp-mode-plan.h"
 #include "afxdp-offload.h"
+#include "afxdp-police.h"
 #include "afxdp-port-private.h"
 #include "afxdp-stats.h"
 #include "afxdp-txgso.h"
@@ -222,6 +223,7 @@ netdev_afxdp_destruct(struct netdev *netdev_)
         free(port->tx_gso_why);
         free(port->mtu_refused);
         free(port->error);
+        free(port->police_error);
         free(port);
     }
     ovs_mutex_destroy(&dev->mutex);
@@ -605,6 +607,65 @@ afxdp_plan_queues(const char *name, const struct afxdp_config *cfg,
     return n;
 }
 
+/* Writes the ingress policing of 'port' into its program, if it has one,
+ * and records why it could not.  The caller holds the port's mutex. */
+static void
+afxdp_port_police_apply(struct afxdp_port *port)
+{
+    int error;
+
+    if (!port->xdp) {
+        return;
+    }
+    error = afxdp_police_apply(afxdp_xdp_police_fd(port->xdp), &port->police);
+    free(port->police_error);
+    port->police_error = NULL;
+    if (error) {
+        port->police_error = xasprintf("cannot write the limit into the XDP "
+                                       "program's map (%s)",
+                                       ovs_strerror(error));
+        VLOG_ERR("%s: ingress policing: %s", netdev_get_name(port->netdev),
+                 port->police_error);
+    }
+}
+
+/* set_policing of the afxdp classes (a hook of ours in OVS's netdev-linux
+ * class, patches/common/netdev-linux-afxdp-policing.patch): OVS's Linux
+ * ports police with a tc filter, which frames that XDP redirects never
+ * meet, so ours police in the XDP program (bpf/afxdp-police.bpf.h). */
+int
+netdev_afxdp_set_policing(struct netdev *netdev_, uint32_t kbits_rate,
+                          uint32_t kbits_burst, uint32_t kpkts_rate,
+                          uint32_t kpkts_burst)
+{
+    struct afxdp_police_config c = {
+        .kbits_rate = kbits_rate, .kbits_burst = kbits_burst,
+        .kpkts_rate = kpkts_rate, .kpkts_burst = kpkts_burst,
+    };
+    struct netdev_linux *dev = netdev_linux_cast(netdev_);
+    struct afxdp_port *port = afxdp_port_lookup(netdev_);
+    int error;
+
+    if (!port) {
+        return EOPNOTSUPP;
+    }
+    afxdp_police_config_normalize(&c);
+    ovs_mutex_lock(&dev->mutex);
+    if (!afxdp_police_config_equal(&c, &port->police)) {
+        struct ds s = DS_EMPTY_INITIALIZER;
+
+        port->police = c;
+        afxdp_police_format(&c, &s);
+        VLOG_INFO("%s: ingress policing %s", netdev_get_name(netdev_),
+                  afxdp_police_config_on(&c) ? ds_cstr(&s) : "off");
+        ds_destroy(&s);
+        afxdp_port_police_apply(port);
+    }
+    error = port->police_error ? EIO : 0;
+    ovs_mutex_unlock(&dev->mutex);
+    return error;
+}
+
 /* Makes sure our program is attached to 'port' in 'mode', writing the
  * hints the configuration asks for, and that the hints decoder matches. */
 static int
@@ -629,6 +690,10 @@ afxdp_port_attach(struct afxdp_port *port, enum afxdp_xdp_mode mode,
     port->xdp = NULL;
     error = afxdp_xdp_attach_ex(netdev_get_name(port->netdev), port->ifindex,
                                 mode, &opts, &port->xdp, errp);
+    if (!error) {
+        /* A new program's meters start empty, with the port's limits. */
+        afxdp_port_police_apply(port);
+    }
     if (!error && afxdp_xdp_hints_mode(port->xdp) != XDP_HINTS_OFF
         && xdp_hints_decoder_create(afxdp_xdp_btf(port->xdp),
                                     &port->hints_dec)) {

@@ -69,6 +69,9 @@ int netdev_afxdp_get_stats(const struct netdev *, struct netdev_stats *);
 int netdev_afxdp_get_custom_stats(const struct netdev *,
                                   struct netdev_custom_stats *);
 int netdev_afxdp_get_status(const struct netdev *, struct smap *);
+int netdev_afxdp_set_policing(struct netdev *, uint32_t kbits_rate,
+                              uint32_t kbits_burst, uint32_t kpkts_rate,
+                              uint32_t kpkts_burst);
 
 void free_afxdp_buf(struct dp_packet *);
 void signal_remove_xdp(struct netdev *);

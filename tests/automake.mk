@@ -44,6 +44,7 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-rxcsum.at \
 	tests/afxdp-system-txseg.at \
 	tests/afxdp-system-overlay.at \
+	tests/afxdp-system-police.at \
 	tests/afxdp-system-stress.at
 
 AFXDP_TEST_HELPERS = \
@@ -314,6 +315,8 @@ check-unit-valgrind: all $(AFXDP_UNIT_TESTSUITE) tests/atconfig tests/atlocal
 #   churn,faults         ports deleted and added, links down and up (20 cycles)
 #   jumbo,native         multi-buffer frames in the PMD and in XDP
 #   txseg                TSO and GSO packets segmented by the port or the kernel
+#   police               ingress policing: limits set, carried into a new
+#                        XDP program, lifted; offloaded flows policed
 # Not "offload,churn,nat" (flow tables and XDP programs replaced under
 # traffic): with the sanitized ovs-vswitchd it failed 2 runs in 4, the
 # provider's egress check finding that ovs-p1 dropped the frames XDP
@@ -328,7 +331,7 @@ SANITIZED_SYSTEM_BUILD = \
 	utilities/ovs-dpctl
 SANITIZED_SYSTEM_TESTS = -k stress -k del-port -k offload,lifecycle \
 	-k mix,native -k offload,udp,native \
-	-k churn,faults -k jumbo,native -k txseg \
+	-k churn,faults -k jumbo,native -k txseg -k police \
 	AFXDP_CHURN_CYCLES=20
 SANITIZED_SYSTEM_PATH = $(SANITIZED_BUILDDIR)/utilities:$(SANITIZED_BUILDDIR)/vswitchd:$(SANITIZED_BUILDDIR)/ovsdb:$(SANITIZED_BUILDDIR)/tests
 # After OVS's tests/atlocal (see above); the suppressions as for the unit
