@@ -32,6 +32,7 @@ struct smap;
 /* Limits and defaults. */
 #define AFXDP_CONFIG_MAX_RXQ 256            /* == AFXDP_MAX_QUEUES. */
 #define AFXDP_CONFIG_DEFAULT_RING 2048      /* Descriptors per ring. */
+#define AFXDP_CONFIG_VETH_RING 512          /* The same, on a veth. */
 #define AFXDP_CONFIG_MIN_RING 64
 #define AFXDP_CONFIG_MAX_RING 16384
 #define AFXDP_CONFIG_FRAME_SIZE 4096        /* Bytes per UMEM frame. */
@@ -65,6 +66,8 @@ struct afxdp_config {
     int start_queue;            /* options:start-queue. */
     bool use_need_wakeup;       /* options:use-need-wakeup. */
     uint32_t ring_size;         /* options:xsk-ring-size, each ring. */
+    bool ring_size_auto;        /* Neither xsk-ring-size nor umem-frames
+                                 * given: see afxdp_config_ring_for(). */
     uint32_t umem_frames;       /* options:umem-frames, 0 = automatic. */
     bool umem_hugepages;        /* options:umem-hugepages. */
     bool tx_csum_offload;       /* options:tx-checksum-offload. */
@@ -92,6 +95,7 @@ void afxdp_config_to_smap(const struct afxdp_config *, struct smap *);
 
 uint32_t afxdp_config_min_frames(const struct afxdp_config *, int n_rxq);
 uint32_t afxdp_config_n_frames(const struct afxdp_config *, int n_rxq);
+uint32_t afxdp_config_ring_for(const struct afxdp_config *, bool veth);
 int afxdp_config_max_listed_queue(const struct afxdp_config *);
 
 enum afxdp_xsk_mode afxdp_config_queue_mode(const struct afxdp_config *,

@@ -172,6 +172,9 @@ struct afxdp_port {
     int n_dev_rxq;                  /* Device rx queues, 0 if unknown. */
     int n_rxq;                      /* Queues bound, if 'xsks'. */
     int start_queue;                /* First device queue bound. */
+    uint32_t ring_size;             /* Entries of each ring, if 'xsks'
+                                     * (afxdp_config_ring_for()). */
+    uint32_t n_frames;              /* UMEM frames, if 'xsks'. */
     struct afxdp_pool *pool;        /* UMEM pool, or NULL. */
     struct afxdp_xsk_set *xsks;     /* Sockets, or NULL. */
     struct afxdp_xdp *xdp;          /* Our XDP program, or NULL. */

@@ -435,7 +435,7 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     }
     smap_add(smap, "use-need-wakeup",
              cfg->use_need_wakeup ? "true" : "false");
-    smap_add_format(smap, "xsk-ring-size", "%"PRIu32, cfg->ring_size);
+    smap_add_format(smap, "xsk-ring-size", "%"PRIu32, port->ring_size);
     afxdp_port_mtu_status(port, smap);
     if (port->tx_csum) {
         smap_add(smap, "tx-csum-offload", port->tx_csum);
@@ -455,8 +455,7 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
              !cfg->rx_csum_partial ? "off"
              : AFXDP_OVS_CSUM_FALLBACK ? "on (marked partial for OVS)"
              : "on (finished on receipt)");
-    smap_add_format(smap, "umem-frames", "%"PRIu32,
-                    afxdp_config_n_frames(cfg, port->netdev->n_rxq));
+    smap_add_format(smap, "umem-frames", "%"PRIu32, port->n_frames);
     smap_add_format(smap, "umem-numa", "%d",
                     afxdp_pool_numa_id(port->pool));
     smap_add(smap, "umem-hugepages",

@@ -335,8 +335,12 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
         if (!n) {
             error = EINVAL;
         } else {
+            struct afxdp_config sized = cfg;
+
+            sized.ring_size = afxdp_config_ring_for(
+                &cfg, afxdp_device_driver_is(name, "veth"));
             error = afxdp_xsk_check_memlock(
-                name, ((uint64_t) afxdp_config_n_frames(&cfg, n)
+                name, ((uint64_t) afxdp_config_n_frames(&sized, n)
                        * AFXDP_CONFIG_FRAME_SIZE), false, errp);
         }
         if (!error && !afxdp_xsk_sg_supported()) {
@@ -512,7 +516,7 @@ afxdp_port_open_sockets(struct afxdp_port *port, enum afxdp_xdp_mode xdp_mode,
     const char *name = netdev_get_name(port->netdev);
     const struct afxdp_config *cfg = &port->requested;
     struct afxdp_xsk_params params = {
-        .ring_size = cfg->ring_size,
+        .ring_size = port->ring_size,
         .need_wakeup = cfg->use_need_wakeup,
         .sg = afxdp_xsk_sg_supported(),
         .tx_metadata = (cfg->tx_csum_offload
@@ -755,9 +759,11 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         .hugepages = cfg->umem_hugepages,
     };
     struct afxdp_mode_plan plan;
+    struct afxdp_config sized;
     char *pool_err = NULL;
     uint32_t zc_max_segs;
     int error = 0, n;
+    bool veth;
 
     *errp = NULL;
     port->ifindex = if_nametoindex(name);
@@ -768,15 +774,17 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         return error;
     }
     port->n_dev_rxq = afxdp_device_n_rxq(name);
-    afxdp_mode_plan_make(cfg->xdp_mode, afxdp_device_driver_is(name, "veth"),
-                         &plan);
+    veth = afxdp_device_driver_is(name, "veth");
+    afxdp_mode_plan_make(cfg->xdp_mode, veth, &plan);
     port->start_queue = cfg->start_queue;
     n = afxdp_plan_queues(name, cfg, port->n_dev_rxq, errp);
     if (!n) {
         return EINVAL;
     }
 
-    pp.n_frames = afxdp_config_n_frames(cfg, n);
+    sized = *cfg;
+    sized.ring_size = port->ring_size = afxdp_config_ring_for(cfg, veth);
+    pp.n_frames = port->n_frames = afxdp_config_n_frames(&sized, n);
     error = afxdp_pool_create(&pp, &port->pool, &pool_err);
     if (error) {
         *errp = xasprintf("%s: %s", name, pool_err);
@@ -1022,7 +1030,7 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
                   afxdp_mode_to_string(port->mode_in_use),
                   netdev->n_rxq, port->active.use_need_wakeup ? "on" : "off",
                   afxdp_port_multi_buffer(port) ? "on" : "off",
-                  afxdp_config_n_frames(&port->active, netdev->n_rxq),
+                  port->n_frames,
                   afxdp_xdp_attach_desc(port->xdp));
         if (port->n_dev_rxq > netdev->n_rxq) {
             VLOG_INFO("%s: the device has %d rx queues and the port binds "

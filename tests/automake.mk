@@ -45,6 +45,7 @@ AFXDP_SYSTEM_TESTSUITE_AT = \
 	tests/afxdp-system-txseg.at \
 	tests/afxdp-system-overlay.at \
 	tests/afxdp-system-police.at \
+	tests/afxdp-system-node.at \
 	tests/afxdp-system-stress.at
 
 AFXDP_TEST_HELPERS = \

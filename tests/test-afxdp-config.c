@@ -236,6 +236,45 @@ test_min_frames(void)
     printf("umem-frames minimum: ok\n");
 }
 
+/* The ring size in use: 512 on a veth and 2048 elsewhere by default, what
+ * options:xsk-ring-size says when given, and the configured one when
+ * options:umem-frames fixes the frames. */
+static void
+test_ring_for(void)
+{
+    struct smap args = SMAP_INITIALIZER(&args);
+    struct smap out = SMAP_INITIALIZER(&out);
+    struct afxdp_config cfg, back;
+    char *msg = NULL;
+
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    ovs_assert(cfg.ring_size_auto);
+    ovs_assert(afxdp_config_ring_for(&cfg, true) == AFXDP_CONFIG_VETH_RING);
+    ovs_assert(afxdp_config_ring_for(&cfg, false)
+               == AFXDP_CONFIG_DEFAULT_RING);
+    /* get_config leaves the ring size out while it is automatic. */
+    afxdp_config_to_smap(&cfg, &out);
+    ovs_assert(!smap_get(&out, "xsk-ring-size"));
+    ovs_assert(!afxdp_config_parse("p0", &out, &back, &msg));
+    ovs_assert(afxdp_config_equals(&cfg, &back));
+    smap_destroy(&out);
+
+    smap_add(&args, "xsk-ring-size", "2048");
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    ovs_assert(!cfg.ring_size_auto);
+    ovs_assert(afxdp_config_ring_for(&cfg, true) == 2048);
+    smap_clear(&args);
+
+    smap_add(&args, "umem-frames", "8192");
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    ovs_assert(afxdp_config_ring_for(&cfg, true) == AFXDP_CONFIG_DEFAULT_RING);
+    smap_replace(&args, "umem-frames", "0");
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    ovs_assert(afxdp_config_ring_for(&cfg, true) == AFXDP_CONFIG_VETH_RING);
+    smap_destroy(&args);
+    printf("ring size per device: ok\n");
+}
+
 /* What get_config reports parses back to the same configuration. */
 static void
 test_round_trip(void)
@@ -356,6 +395,7 @@ test_afxdp_config_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_bad_values();
     test_unknown_key();
     test_min_frames();
+    test_ring_for();
     test_round_trip();
     test_queue_modes();
     test_mode_plan();

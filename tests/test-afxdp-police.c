@@ -50,14 +50,7 @@
 #include "timeval.h"
 #include "util.h"
 
-#define CHECK(COND)                                                       \
-    do {                                                                  \
-        if (!(COND)) {                                                    \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,        \
-                    __LINE__, #COND);                                     \
-            abort();                                                      \
-        }                                                                 \
-    } while (0)
+#define CHECK(COND) ovs_assert(COND)
 
 static void
 test_config(void)
@@ -137,9 +130,7 @@ prog_load(struct prog *p)
     bpf_program__set_autoload(p->skel->progs.afxdp_ovs_dev, false);
     error = afxdp_bpf__load(p->skel);
     if (error) {
-        fprintf(stderr, "loading the XDP program: %s\n",
-                ovs_strerror(-error));
-        abort();
+        ovs_fatal(0, "loading the XDP program: %s", ovs_strerror(-error));
     }
     p->fd = bpf_program__fd(p->skel->progs.afxdp_ovs_redir);
     p->police_fd = bpf_map__fd(p->skel->maps.afxdp_police);

@@ -41,7 +41,7 @@ BENCH_XDP = utilities/afxdp-bench-xdp
 BENCH_XDP_CFLAGS = -Wall -Wextra
 
 EXTRA_DIST += utilities/ovs-afxdp-bench utilities/ovs-afxdp-bench-tcp \
-	utilities/ovs-afxdp-bench-overlay \
+	utilities/ovs-afxdp-bench-overlay utilities/ovs-afxdp-bench-node \
 	utilities/afxdp_benchlib.py utilities/afxdp-bench-xdp.c
 CLEANFILES += $(BENCH_XDP)
 
@@ -84,6 +84,15 @@ bench-tcp: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
 bench-overlay: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
 	$(BENCH_RUN) $(abs_top_srcdir)/utilities/ovs-afxdp-bench-overlay \
 	  $(BENCH_OVERLAY_FLAGS)
+
+# A Kubernetes node's switch with many pods (utilities/ovs-afxdp-bench-node,
+# extra arguments in BENCH_NODE_FLAGS, e.g. '--pods 64 --variants ours'):
+# port add and delete times, memory per port, ping and TCP with idle pods,
+# a pod's bandwidth limit; ours, OVS's provider and a Linux bridge.
+.PHONY: bench-node
+bench-node: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
+	$(BENCH_RUN) $(abs_top_srcdir)/utilities/ovs-afxdp-bench-node \
+	  $(BENCH_NODE_FLAGS)
 
 # Our checkers cover afxdp-bench-xdp too: checkpatch.py (make check-style)
 # and the warnings of check-warnings, by gcc and clang, without OVS's flags
