@@ -42,6 +42,7 @@ BENCH_XDP_CFLAGS = -Wall -Wextra
 
 EXTRA_DIST += utilities/ovs-afxdp-bench utilities/ovs-afxdp-bench-tcp \
 	utilities/ovs-afxdp-bench-overlay utilities/ovs-afxdp-bench-node \
+	utilities/afxdp-bench-lib.sh \
 	utilities/afxdp_benchlib.py utilities/afxdp-bench-xdp.c
 CLEANFILES += $(BENCH_XDP)
 
