@@ -664,18 +664,29 @@ afxdp_config_queue_busy_poll(const struct afxdp_config *cfg, int rxq,
 }
 
 /* Returns the ring size a port configured as 'cfg' uses, on a veth if
- * 'veth': options:xsk-ring-size if given; otherwise, unless
- * options:umem-frames is given (which is sized for a ring size), a veth's
- * rings are AFXDP_CONFIG_VETH_RING entries and other devices'
- * AFXDP_CONFIG_DEFAULT_RING.  A container's veth is not a 100G NIC: with
- * 512-entry rings its UMEM is a quarter of the size (6 MiB instead of 24),
- * and a pod's TCP measured the same, with no more retransmissions; 128 and
- * 256 entries lost segments under TCP bursts of GSO packets. */
+ * 'veth', once found 'busy': options:xsk-ring-size if given; otherwise,
+ * unless options:umem-frames is given (which is sized for a ring size),
+ * other devices' rings are AFXDP_CONFIG_DEFAULT_RING entries and a veth's
+ * AFXDP_CONFIG_VETH_IDLE_RING until it is busy, AFXDP_CONFIG_VETH_RING
+ * then.  A container's veth is not a 100G NIC, and most pods idle: with
+ * 64-entry rings a port's UMEM is 224 frames (0.9 MiB).  A busy pod's TCP
+ * needs more (128 and 256 entries lost segments under TCP bursts of GSO
+ * packets); with 512 it measured as with 2048, for a quarter of the
+ * memory (6 MiB of UMEM instead of 24). */
 uint32_t
-afxdp_config_ring_for(const struct afxdp_config *cfg, bool veth)
+afxdp_config_ring_for(const struct afxdp_config *cfg, bool veth, bool busy)
 {
-    return cfg->ring_size_auto && veth ? AFXDP_CONFIG_VETH_RING
-                                       : cfg->ring_size;
+    return (!afxdp_config_ring_can_grow(cfg, veth) ? cfg->ring_size
+            : busy ? AFXDP_CONFIG_VETH_RING
+            : AFXDP_CONFIG_VETH_IDLE_RING);
+}
+
+/* Whether a port configured as 'cfg', on a veth if 'veth', starts with
+ * small rings that grow once it is busy (see afxdp_config_ring_for()). */
+bool
+afxdp_config_ring_can_grow(const struct afxdp_config *cfg, bool veth)
+{
+    return cfg->ring_size_auto && veth;
 }
 
 /* Returns the fewest UMEM frames that let every queue keep its fill ring

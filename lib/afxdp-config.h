@@ -32,7 +32,8 @@ struct smap;
 /* Limits and defaults. */
 #define AFXDP_CONFIG_MAX_RXQ 256            /* == AFXDP_MAX_QUEUES. */
 #define AFXDP_CONFIG_DEFAULT_RING 2048      /* Descriptors per ring. */
-#define AFXDP_CONFIG_VETH_RING 512          /* The same, on a veth. */
+#define AFXDP_CONFIG_VETH_RING 512          /* The same, on a busy veth. */
+#define AFXDP_CONFIG_VETH_IDLE_RING 64      /* On a veth until it is busy. */
 #define AFXDP_CONFIG_MIN_RING 64
 #define AFXDP_CONFIG_MAX_RING 16384
 #define AFXDP_CONFIG_FRAME_SIZE 4096        /* Bytes per UMEM frame. */
@@ -95,7 +96,9 @@ void afxdp_config_to_smap(const struct afxdp_config *, struct smap *);
 
 uint32_t afxdp_config_min_frames(const struct afxdp_config *, int n_rxq);
 uint32_t afxdp_config_n_frames(const struct afxdp_config *, int n_rxq);
-uint32_t afxdp_config_ring_for(const struct afxdp_config *, bool veth);
+uint32_t afxdp_config_ring_for(const struct afxdp_config *, bool veth,
+                               bool busy);
+bool afxdp_config_ring_can_grow(const struct afxdp_config *, bool veth);
 int afxdp_config_max_listed_queue(const struct afxdp_config *);
 
 enum afxdp_xsk_mode afxdp_config_queue_mode(const struct afxdp_config *,

@@ -110,6 +110,11 @@
     C(RX, COUNT, rx_fill_ring_empty_descs, rx_fill_ring_empty)               \
     C(TX, COUNT, tx_ring_empty_descs, tx_ring_empty)
 
+/* Plain sums of every queue counter and kernel socket counter, for those
+ * of the queues and sockets a port closed (struct afxdp_retired). */
+#define AFXDP_COUNTER_MEMBER_RETIRED(HALF, KIND, MEMBER) uint64_t MEMBER;
+#define AFXDP_XSK_MEMBER_RETIRED(HALF, KIND, FIELD, NAME) uint64_t FIELD;
+
 /* Expands to an expression that adds VALUE to the member of struct
  * netdev_stats '*ST' that a counter of HALF and KIND adds to; for COUNT,
  * to one that does nothing (VALUE is then not evaluated). */

@@ -496,6 +496,7 @@ afxdp_dpif_enable(struct afxdp_dpif *d, struct dpif_offload_port *port)
     dpif_offload_set_netdev_offload(port->netdev, &d->up);
     VLOG_INFO("%s: flow offload into XDP by dpif-offload provider '%s'",
               netdev_get_name(port->netdev), AFXDP_OFFLOAD_PROVIDER);
+    afxdp_port_offload_turned_on(port->netdev);
 }
 
 static bool

@@ -71,7 +71,11 @@ afxdp_offload_netdev_flow_get(struct netdev *netdev,
 static int
 afxdp_offload_netdev_init(struct netdev *netdev)
 {
-    return afxdp_port_lookup(netdev) ? 0 : EOPNOTSUPP;
+    if (!afxdp_port_lookup(netdev)) {
+        return EOPNOTSUPP;
+    }
+    afxdp_port_offload_turned_on(netdev);
+    return 0;
 }
 
 static const struct netdev_flow_api afxdp_offload_api = {

@@ -90,9 +90,6 @@ int afxdp_offload_flow_get_n_flows(struct netdev *netdev, uint64_t *n_flows);
 
 /* Supplied by the glue of the OVS generation built. */
 
-/* True if OVS has flow offload on (other_config:hw-offload=true). */
-bool afxdp_offload_ovs_enabled(void);
-
 /* Returns the netdev of datapath port 'port' in the datapath of afxdp port
  * 'in', with a reference the caller releases (netdev_close()), or NULL if
  * OVS knows no such port. */

@@ -71,12 +71,19 @@ struct nlattr;
  * itself, patches/ovs-4.0).  Called once, from the class init. */
 void afxdp_offload_register(void);
 
+/* True if OVS has flow offload on (other_config:hw-offload=true); supplied
+ * by the glue of the OVS generation built.  A port's XDP program is loaded
+ * with the lookup in offloaded flows only then. */
+bool afxdp_offload_ovs_enabled(void);
+
 /* Creates and destroys the offload state of a port named 'name'. */
 struct afxdp_offload *afxdp_offload_create(const char *name);
 void afxdp_offload_destroy(struct afxdp_offload *);
 
-/* The port's program 'xdp' is attached (and its hints can carry a flow
- * mark if 'marks'): installs every flow the port has into it. */
+/* The port's program 'xdp', which has the lookup in offloaded flows
+ * (afxdp_xdp_has_offload()), is attached (and its hints can carry a flow
+ * mark if 'marks'): installs every flow the port has into it.  Without
+ * the lookup, 'o' stays detached and refuses flows. */
 void afxdp_offload_attach(struct afxdp_offload *, struct afxdp_xdp *xdp,
                           bool marks);
 

@@ -43,6 +43,7 @@
 #include "openvswitch/hmap.h"
 #include "openvswitch/thread.h"
 #include "ovs-atomic.h"
+#include "smap.h"
 #include "util.h"
 
 struct afxdp_offload;
@@ -81,6 +82,16 @@ struct afxdp_queue {
                                                  * 'hints'. */
         const struct afxdp_offload_marks *marks;    /* The program's flow
                                                      * marks, as OVS's. */
+        atomic_bool *ring_grow;                 /* The port's 'ring_grow'
+                                                 * while its rings are
+                                                 * small and may grow,
+                                                 * else NULL. */
+        struct netdev *netdev;                  /* The port's, for
+                                                 * afxdp_queue_ring_busy(). */
+        uint32_t ring_busy;                     /* Entries waiting on the
+                                                 * rx ring that say the
+                                                 * port is busy: half the
+                                                 * ring. */
         atomic_bool dev_gone;                   /* The device was removed:
                                                  * receive nothing, drop
                                                  * what is sent. */
@@ -156,6 +167,15 @@ struct afxdp_pair {
     struct afxdp_latency_hist hist;     /* Its samples. */
 };
 
+/* The counters of the queues and sockets that a port closed (when it was
+ * reconfigured: options changed, rings grown, the device replaced), which
+ * its statistics go on adding, so that they never go back. */
+struct afxdp_retired {
+    AFXDP_ALL_QUEUE_COUNTERS(AFXDP_COUNTER_MEMBER_RETIRED)
+    AFXDP_XSK_KERNEL_COUNTERS(AFXDP_XSK_MEMBER_RETIRED)
+    uint64_t prog[AFXDP_PROG_N_COUNTERS];   /* Of the XDP programs. */
+};
+
 /* State of a port that only the control path needs, found from the netdev
  * through the registry (lib/afxdp-port.c). */
 struct afxdp_port {
@@ -167,6 +187,9 @@ struct afxdp_port {
 
     /* Guarded by the netdev_linux mutex of 'netdev'. */
     struct afxdp_config requested;  /* From set_config. */
+    struct smap set_args;           /* The options set_config last
+                                     * accepted, if 'set_args_valid'. */
+    bool set_args_valid;
     struct afxdp_config active;     /* In effect, valid if 'xsks'. */
     int ifindex;                    /* Device index when configured. */
     int n_dev_rxq;                  /* Device rx queues, 0 if unknown. */
@@ -175,9 +198,19 @@ struct afxdp_port {
     uint32_t ring_size;             /* Entries of each ring, if 'xsks'
                                      * (afxdp_config_ring_for()). */
     uint32_t n_frames;              /* UMEM frames, if 'xsks'. */
+    bool ring_can_grow;             /* 'ring_size' is a veth's small one,
+                                     * which grows when busy, if 'xsks'. */
+    bool ring_grown;                /* It grew, if 'xsks'. */
+    atomic_bool ring_grow;          /* Set by a queue that found its small
+                                     * rings busy (afxdp_queue_ring_busy()):
+                                     * reconfigure opens the port again with
+                                     * the larger rings.  Never cleared. */
     struct afxdp_pool *pool;        /* UMEM pool, or NULL. */
     struct afxdp_xsk_set *xsks;     /* Sockets, or NULL. */
     struct afxdp_xdp *xdp;          /* Our XDP program, or NULL. */
+    atomic_bool xdp_lean;           /* 'xdp' was loaded without the lookup
+                                     * in offloaded flows (flow offload was
+                                     * off), for the offload providers. */
     enum afxdp_mode mode_in_use;    /* Effective mode, if 'xsks'. */
     char *zc_fallback;              /* Why zero-copy is not in use. */
     const char *mode_reason;        /* Why 'mode_in_use' (static). */
@@ -210,6 +243,7 @@ struct afxdp_port {
                                          * set_policing (normalized). */
     char *police_error;             /* Why 'police' is not enforced, or
                                      * NULL. */
+    struct afxdp_retired retired;   /* Of the queues and sockets closed. */
 };
 
 /* The registry (lib/afxdp-port.c): every afxdp port, by netdev. */
@@ -221,6 +255,9 @@ int afxdp_port_max_mtu(const struct afxdp_port *, const char **why);
 bool afxdp_port_multi_buffer(const struct afxdp_port *);
 struct netdev **afxdp_port_ref_all(const char *name, size_t *n);
 char *afxdp_port_name_by_id(uint32_t id);
+void afxdp_port_offload_turned_on(struct netdev *);
+void afxdp_queue_ring_busy(struct afxdp_queue *);
+bool afxdp_port_ring_grow_due(const struct afxdp_port *);
 
 struct smap;
 /* Adds what OVS's Linux class reports of any Linux device (driver name and

@@ -31,12 +31,18 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "netdev-linux-private.h"
 #pragma GCC diagnostic pop
+#include "coverage.h"
 #include "netdev-provider.h"
 #include "packets.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/thread.h"
+#include "openvswitch/vlog.h"
 #include "smap.h"
 #include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(afxdp_port);
+
+COVERAGE_DEFINE(afxdp_ring_grow);
 
 struct ovs_mutex afxdp_ports_mutex = OVS_MUTEX_INITIALIZER;
 struct hmap afxdp_ports OVS_GUARDED_BY(afxdp_ports_mutex)
@@ -100,6 +106,65 @@ afxdp_port_name_by_id(uint32_t id)
     }
     ovs_mutex_unlock(&afxdp_ports_mutex);
     return name;
+}
+
+/* Flow offload is on for 'netdev' (OVS gave the port to our offload
+ * provider): if its XDP program was loaded without the lookup in offloaded
+ * flows, because offload was still off then, asks for a reconfigure, which
+ * loads the full program (the sockets are opened anew: frames in flight are
+ * lost, once).  Any thread. */
+void
+afxdp_port_offload_turned_on(struct netdev *netdev)
+{
+    struct afxdp_port *port = afxdp_port_lookup(netdev);
+    bool lean;
+
+    if (!port) {
+        return;
+    }
+    atomic_read_relaxed(&port->xdp_lean, &lean);
+    if (lean) {
+        VLOG_INFO("%s: flow offload is on: the XDP program will be loaded "
+                  "again with the lookup in offloaded flows",
+                  netdev_get_name(netdev));
+        netdev_request_reconfigure(netdev);
+    }
+}
+
+/* The rings of 'q' are small and were found busy: half the rx ring
+ * waiting, or the tx ring full.  Asks reconfigure for the larger rings
+ * (afxdp_config_ring_for()), once.  Any thread: the PMD polling or sending
+ * on 'q'. */
+void
+afxdp_queue_ring_busy(struct afxdp_queue *q)
+{
+    bool asked;
+
+    atomic_read_relaxed(q->ring_grow, &asked);
+    if (!asked) {
+        /* Two threads may both ask: harmless. */
+        atomic_store_relaxed(q->ring_grow, true);
+        COVERAGE_INC(afxdp_ring_grow);
+        netdev_request_reconfigure(q->netdev);
+    }
+}
+
+/* Whether 'port' runs small rings that a queue found busy: reconfigure
+ * then opens it again with the larger ones. */
+bool
+afxdp_port_ring_grow_due(const struct afxdp_port *port)
+{
+    bool grow;
+
+    atomic_read_relaxed(&CONST_CAST(struct afxdp_port *, port)->ring_grow,
+                        &grow);
+    if (grow && port->ring_can_grow) {
+        VLOG_INFO("%s: busy: its rings grow from %"PRIu32" to %d entries",
+                  netdev_get_name(port->netdev), port->ring_size,
+                  AFXDP_CONFIG_VETH_RING);
+        return true;
+    }
+    return false;
 }
 
 struct netdev_afxdp_tx_lock *

@@ -578,6 +578,9 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
         }
         return EAGAIN;
     }
+    if (OVS_UNLIKELY(q->ring_grow != NULL) && n >= q->ring_busy) {
+        afxdp_queue_ring_busy(q);
+    }
     n_pkts = afxdp_rxq_take(q, rxq_->netdev, n, idx, batch);
     if (qfill) {
         *qfill = xsk_cons_nb_avail(&xsk->rx, UINT32_MAX);
@@ -819,6 +822,9 @@ afxdp_txq_send_burst(struct afxdp_queue *q,
         afxdp_txq_kick(q);
         afxdp_txq_reap(q);
         n_room = xsk_prod_nb_free(&xsk->tx, n_wanted);
+        if (OVS_UNLIKELY(q->ring_grow != NULL) && n_room < n_wanted) {
+            afxdp_queue_ring_busy(q);
+        }
     }
     n_fit = afxdp_tx_fit(n_descs, n, n_room, &d);
     if (n_fit < n) {

@@ -32,6 +32,7 @@
 #include "afxdp-compat.h"
 #include "afxdp-offload.h"
 #include "afxdp-port-private.h"
+#include "netdev.h"
 #include "netdev-afxdp.h"
 #include "netdev-provider.h"
 #include "openvswitch/dynamic-string.h"
@@ -89,12 +90,47 @@ afxdp_counter_read(const atomic_uint64_t *c)
 #define AFXDP_XSK_STAT(HALF, KIND, FIELD, NAME)                              \
     afxdp_stat(b, ks.FIELD, "rxq%d_xsk_%s", i, #NAME);
 
+#define AFXDP_QUEUE_RETIRE(HALF, KIND, MEMBER)                               \
+    r->MEMBER += afxdp_counter_read(&q->MEMBER);
+#define AFXDP_XSK_RETIRE(HALF, KIND, FIELD, NAME) r->FIELD += ks.FIELD;
+#define AFXDP_RETIRED_TO_NETDEV(HALF, KIND, MEMBER)                          \
+    AFXDP_NETDEV_STATS_ADD(st, HALF, KIND, r->MEMBER);
+#define AFXDP_XSK_RETIRED_TO_NETDEV(HALF, KIND, FIELD, NAME)                 \
+    AFXDP_NETDEV_STATS_ADD(st, HALF, KIND, r->FIELD);
+#define AFXDP_RETIRED_SUM(HALF, KIND, MEMBER) sums[k++] += r->MEMBER;
+
 static const char *const afxdp_queue_counter_names[] = {
     AFXDP_QUEUE_COUNTERS(AFXDP_QUEUE_NAME)
 };
 static const char *const afxdp_hints_counter_names[] = {
     AFXDP_HINTS_COUNTERS(AFXDP_QUEUE_NAME)
 };
+
+void
+afxdp_stats_retire(struct afxdp_port *port)
+{
+    const struct netdev_afxdp_tx_lock *queues = *port->queues;
+    struct afxdp_retired *r = &port->retired;
+
+    for (int i = 0; queues && port->xsks && i < port->xsks->n; i++) {
+        const struct afxdp_queue *q = &queues[i].q;
+        struct xdp_statistics ks;
+
+        AFXDP_ALL_QUEUE_COUNTERS(AFXDP_QUEUE_RETIRE)
+        if (!afxdp_xsk_get_kernel_stats(q->xsk, &ks)) {
+            AFXDP_XSK_KERNEL_COUNTERS(AFXDP_XSK_RETIRE)
+        }
+    }
+    if (port->xdp) {
+        struct afxdp_xdp_stats ps;
+
+        if (!afxdp_xdp_get_stats(port->xdp, &ps)) {
+            for (int k = 0; k < AFXDP_PROG_N_COUNTERS; k++) {
+                r->prog[k] += ps.counters[k];
+            }
+        }
+    }
+}
 
 int
 netdev_afxdp_get_stats(const struct netdev *netdev, struct netdev_stats *st)
@@ -106,6 +142,12 @@ netdev_afxdp_get_stats(const struct netdev *netdev, struct netdev_stats *st)
         return ENODEV;
     }
     ovs_mutex_lock(port->mutex);
+    {
+        const struct afxdp_retired *r = &port->retired;
+
+        AFXDP_ALL_QUEUE_COUNTERS(AFXDP_RETIRED_TO_NETDEV)
+        AFXDP_XSK_KERNEL_COUNTERS(AFXDP_XSK_RETIRED_TO_NETDEV)
+    }
     for (int i = 0; *port->queues && i < netdev->n_rxq; i++) {
         const struct afxdp_queue *q = &(*port->queues)[i].q;
         struct xdp_statistics ks;
@@ -188,6 +230,12 @@ afxdp_port_hints_stats(struct afxdp_port *port,
     if (!port->hints_dec) {
         return;
     }
+    {
+        const struct afxdp_retired *r = &port->retired;
+        size_t k = 0;
+
+        AFXDP_HINTS_COUNTERS(AFXDP_RETIRED_SUM)
+    }
     all = xmalloc(sizeof *all);
     afxdp_latency_hist_init(all);
     for (int i = 0; i < port->netdev->n_rxq; i++) {
@@ -226,6 +274,12 @@ afxdp_port_custom_stats(struct afxdp_port *port,
         return;
     }
     afxdp_port_frame_stats(port, b);
+    {
+        const struct afxdp_retired *r = &port->retired;
+        size_t k = 0;
+
+        AFXDP_QUEUE_COUNTERS(AFXDP_RETIRED_SUM)
+    }
     for (int i = 0; i < n; i++) {
         const struct afxdp_queue *q = &queues[i].q;
 
@@ -247,7 +301,8 @@ afxdp_port_custom_stats(struct afxdp_port *port,
 
     if (port->xdp && !afxdp_xdp_get_stats(port->xdp, &ps)) {
         for (int k = 0; k < AFXDP_PROG_N_COUNTERS; k++) {
-            afxdp_stat(b, ps.counters[k], "%s", afxdp_xdp_counter_name(k));
+            afxdp_stat(b, port->retired.prog[k] + ps.counters[k], "%s",
+                       afxdp_xdp_counter_name(k));
         }
     }
 }
@@ -421,6 +476,11 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     smap_add(smap, "xdp-attach", afxdp_xdp_attach_desc(port->xdp));
     afxdp_port_police_status(port, smap);
     afxdp_offload_status(port->offload, port->ifindex, smap);
+    smap_add(smap, "xdp-flow-lookup",
+             (afxdp_xdp_has_offload(port->xdp)
+              ? "on (offloaded flows)"
+              : "off (other_config:hw-offload is off: no lookup, one-entry "
+                "flow maps)"));
     smap_add(smap, "xdp-hints", afxdp_xdp_hints_desc(port->xdp));
     if (port->hints_dec) {
         smap_add_format(smap, "latency-sample", "1 in %"PRIu32" packets",
@@ -436,6 +496,12 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     smap_add(smap, "use-need-wakeup",
              cfg->use_need_wakeup ? "true" : "false");
     smap_add_format(smap, "xsk-ring-size", "%"PRIu32, port->ring_size);
+    if (port->ring_can_grow) {
+        smap_add_format(smap, "xsk-ring-growth", "grows to %d when busy",
+                        AFXDP_CONFIG_VETH_RING);
+    } else if (port->ring_grown) {
+        smap_add(smap, "xsk-ring-growth", "grown: the port was busy");
+    }
     afxdp_port_mtu_status(port, smap);
     if (port->tx_csum) {
         smap_add(smap, "tx-csum-offload", port->tx_csum);
@@ -470,6 +536,26 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     }
 }
 
+/* Adds the status key "qos" to 'smap' when 'netdev' has a Linux QoS type
+ * (one of netdev-linux's tc qdiscs, e.g. linux-htb): frames sent through
+ * AF_XDP bypass the device's qdisc, so it shapes nothing there, and that
+ * must not be silent. */
+static void
+afxdp_qos_status(const struct netdev *netdev, struct smap *smap)
+{
+    struct smap details = SMAP_INITIALIZER(&details);
+    const char *type;
+
+    if (!netdev_get_qos(netdev, &type, &details) && type[0]
+        && strcmp(type, "linux-noop") && strcmp(type, "linux-other")) {
+        smap_add_format(smap, "qos", "error: QoS type %s is a Linux qdisc, "
+                        "which frames sent through AF_XDP bypass: it limits "
+                        "nothing on this port (ingress_policing_rate is "
+                        "enforced, in the XDP program)", type);
+    }
+    smap_destroy(&details);
+}
+
 int
 netdev_afxdp_get_status(const struct netdev *netdev, struct smap *smap)
 {
@@ -489,6 +575,10 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *smap)
         ovs_mutex_lock(port->mutex);
         afxdp_port_status(port, smap);
         ovs_mutex_unlock(port->mutex);
+    }
+    if (!gone) {
+        /* netdev-linux takes the netdev's mutex ('port->mutex'). */
+        afxdp_qos_status(netdev, smap);
     }
     return 0;
 }

@@ -24,4 +24,10 @@
  * appctl commands.  Called once, from the provider's init (main thread). */
 void afxdp_stats_register_commands(void);
 
+struct afxdp_port;
+/* Adds the counters of 'port''s queues and sockets, about to be closed, to
+ * its 'retired' sums, which its statistics keep adding: a reconfigured
+ * port's counters never go back.  With the port's mutex held. */
+void afxdp_stats_retire(struct afxdp_port *);
+
 #endif /* afxdp-stats.h */

@@ -89,6 +89,7 @@ struct afxdp_xdp {
     bool dispatcher;            /* Runs inside libxdp's dispatcher. */
     bool dev_bound;             /* afxdp_ovs_dev, attached by libbpf. */
     enum xdp_hints_mode hints;  /* Value of the program's hints_mode. */
+    bool offload;               /* Value of the program's offload_on. */
     char *hints_desc;           /* afxdp_xdp_hints_desc(). */
     uint32_t prog_id;           /* Kernel id of our program. */
     struct afxdp_bpf *skel;     /* Owns the BPF object and its maps. */
@@ -362,7 +363,27 @@ enum afxdp_xdp_loader {
     AFXDP_XDP_LOADER_DEV_BOUND, /* afxdp_ovs_dev, by libbpf, netlink. */
 };
 
-/* Opens the skeleton for 'xdp', with the hints_mode knob set, and readies
+/* Gives the flow offload's maps of 'skel', not yet loaded, one entry each:
+ * a program without the lookup (offload_on off) never reads them, and at
+ * full size they hold 2.3 MiB of kernel memory a port.  The masks map
+ * keeps its one entry, which userspace may read. */
+static void
+afxdp_xdp_shrink_flow_maps(struct afxdp_bpf *skel)
+{
+    struct bpf_map *maps[] = {
+        skel->maps.afxdp_flows, skel->maps.afxdp_flow_stats,
+        skel->maps.afxdp_flow_buckets, skel->maps.afxdp_mask_hits,
+        skel->maps.afxdp_egress,
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE(maps); i++) {
+        /* Only fails on a loaded object. */
+        ignore(bpf_map__set_max_entries(maps[i], 1));
+    }
+}
+
+/* Opens the skeleton for 'xdp', with the hints_mode and offload_on knobs
+ * set, and readies
  * the program that 'loader' loads: afxdp_ovs_dev bound to 'xdp''s device,
  * or afxdp_ovs_redir, through a libxdp handle for libxdp.  For libbpf
  * loaders the caller loads the object.  Returns 0 or a positive errno,
@@ -386,6 +407,10 @@ afxdp_xdp_open(struct afxdp_xdp *xdp, enum afxdp_xdp_loader loader,
         return error;
     }
     xdp->skel->rodata->hints_mode = xdp->hints;
+    xdp->skel->rodata->offload_on = xdp->offload;
+    if (!xdp->offload) {
+        afxdp_xdp_shrink_flow_maps(xdp->skel);
+    }
 
     used = dev_bound ? xdp->skel->progs.afxdp_ovs_dev
                      : xdp->skel->progs.afxdp_ovs_redir;
@@ -710,6 +735,7 @@ afxdp_xdp_attach_ex(const char *devname, int ifindex,
     xdp->ifindex = ifindex;
     xdp->mode = mode;
     xdp->hints = opts->hints;
+    xdp->offload = opts->offload;
     xdp->xsks_map_fd = -1;
     xdp->stats_fd = -1;
     xdp->link_fd = -1;
@@ -750,8 +776,9 @@ afxdp_xdp_attach_ex(const char *devname, int ifindex,
     xdp->hints_desc = afxdp_xdp_make_hints_desc(xdp, why);
 
     VLOG_INFO("%s: attached XDP program %"PRIu32" in %s mode, %s; XDP "
-              "hints: %s", devname, xdp->prog_id, afxdp_xdp_mode_name(mode),
-              afxdp_xdp_attach_desc(xdp), xdp->hints_desc);
+              "hints: %s; offloaded flows: %s", devname, xdp->prog_id,
+              afxdp_xdp_mode_name(mode), afxdp_xdp_attach_desc(xdp),
+              xdp->hints_desc, xdp->offload ? "looked up" : "no lookup");
 
 out:
     free(why);
@@ -914,6 +941,12 @@ afxdp_xdp_flow_maps(const struct afxdp_xdp *xdp,
     maps->buckets_fd = bpf_map__fd(xdp->skel->maps.afxdp_flow_buckets);
     maps->egress_fd = bpf_map__fd(xdp->skel->maps.afxdp_egress);
     maps->mask_hits_fd = bpf_map__fd(xdp->skel->maps.afxdp_mask_hits);
+}
+
+bool
+afxdp_xdp_has_offload(const struct afxdp_xdp *xdp)
+{
+    return xdp->offload;
 }
 
 int

@@ -114,6 +114,12 @@ struct afxdp_xdp_opts {
                                  * program device-bound, so that it gets
                                  * the driver's timestamp and hash; falls
                                  * back to the ordinary program. */
+    bool offload;               /* With the lookup in offloaded flows and
+                                 * full-size flow maps; without, the
+                                 * program loads in a fraction of the time
+                                 * and its flow maps have one entry each
+                                 * (afxdp_xdp_flow_maps() must not be used
+                                 * then). */
 };
 
 /* Like afxdp_xdp_attach(), with options 'opts' (NULL for the defaults).
@@ -124,6 +130,10 @@ int afxdp_xdp_attach_ex(const char *devname, int ifindex,
                         enum afxdp_xdp_mode mode,
                         const struct afxdp_xdp_opts *opts,
                         struct afxdp_xdp **xdpp, char **errp);
+
+/* Whether 'xdp''s program looks frames up in offloaded flows
+ * (afxdp_xdp_opts.offload). */
+bool afxdp_xdp_has_offload(const struct afxdp_xdp *xdp);
 
 /* Detaches the program from its device, closes it and frees 'xdp'.  Safe on
  * NULL.  Never fails loudly: a device that is already gone is fine. */

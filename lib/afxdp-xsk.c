@@ -682,6 +682,20 @@ afxdp_xsk_set_close(struct afxdp_xsk_set *set)
     return n_held;
 }
 
+bool
+afxdp_xsk_set_kernel_dropped(const struct afxdp_xsk_set *set)
+{
+    for (int i = 0; set && i < set->n; i++) {
+        struct xdp_statistics ks;
+
+        if (!afxdp_xsk_get_kernel_stats(set->xsks[i], &ks)
+            && (ks.rx_ring_full || ks.rx_dropped)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Stores in '*c' how many frames each ring of 'xsk' holds now.  Called from
  * any thread: the result is a snapshot, exact only when 'xsk' is idle. */
 void

@@ -155,6 +155,13 @@ int afxdp_xsk_set_open(const char *devname, struct afxdp_pool *,
                        const struct afxdp_xsk_queue_params *,
                        struct afxdp_xsk_set **setp, char **errp);
 uint32_t afxdp_xsk_set_close(struct afxdp_xsk_set *);
+
+/* Whether the kernel dropped a received frame on a socket of 'set' for a
+ * full rx ring or another reason (XDP_STATISTICS rx_ring_full,
+ * rx_dropped).  It keeps the frames of such a packet for its next ones,
+ * out of every ring: at close they are the frames afxdp_xsk_set_close()
+ * cannot return. */
+bool afxdp_xsk_set_kernel_dropped(const struct afxdp_xsk_set *);
 uint32_t afxdp_xsk_set_zc_max_segs(const struct afxdp_xsk_set *,
                                    int ifindex);
 

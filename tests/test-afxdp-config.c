@@ -236,9 +236,10 @@ test_min_frames(void)
     printf("umem-frames minimum: ok\n");
 }
 
-/* The ring size in use: 512 on a veth and 2048 elsewhere by default, what
- * options:xsk-ring-size says when given, and the configured one when
- * options:umem-frames fixes the frames. */
+/* The ring size in use: on a veth 64 until busy and 512 then, 2048
+ * elsewhere by default, what options:xsk-ring-size says when given, and
+ * the configured one when options:umem-frames fixes the frames; only the
+ * automatic size on a veth grows. */
 static void
 test_ring_for(void)
 {
@@ -249,9 +250,24 @@ test_ring_for(void)
 
     ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
     ovs_assert(cfg.ring_size_auto);
-    ovs_assert(afxdp_config_ring_for(&cfg, true) == AFXDP_CONFIG_VETH_RING);
-    ovs_assert(afxdp_config_ring_for(&cfg, false)
+    ovs_assert(afxdp_config_ring_for(&cfg, true, false)
+               == AFXDP_CONFIG_VETH_IDLE_RING);
+    ovs_assert(afxdp_config_ring_for(&cfg, true, true)
+               == AFXDP_CONFIG_VETH_RING);
+    ovs_assert(afxdp_config_ring_can_grow(&cfg, true));
+    ovs_assert(!afxdp_config_ring_can_grow(&cfg, false));
+    ovs_assert(afxdp_config_ring_for(&cfg, false, false)
                == AFXDP_CONFIG_DEFAULT_RING);
+    ovs_assert(afxdp_config_ring_for(&cfg, false, true)
+               == AFXDP_CONFIG_DEFAULT_RING);
+    /* An idle veth's UMEM: under 1 MiB. */
+    {
+        struct afxdp_config sized = cfg;
+
+        sized.ring_size = afxdp_config_ring_for(&cfg, true, false);
+        ovs_assert((uint64_t) afxdp_config_n_frames(&sized, 1)
+                   * AFXDP_CONFIG_FRAME_SIZE < 1024 * 1024);
+    }
     /* get_config leaves the ring size out while it is automatic. */
     afxdp_config_to_smap(&cfg, &out);
     ovs_assert(!smap_get(&out, "xsk-ring-size"));
@@ -262,15 +278,18 @@ test_ring_for(void)
     smap_add(&args, "xsk-ring-size", "2048");
     ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
     ovs_assert(!cfg.ring_size_auto);
-    ovs_assert(afxdp_config_ring_for(&cfg, true) == 2048);
+    ovs_assert(!afxdp_config_ring_can_grow(&cfg, true));
+    ovs_assert(afxdp_config_ring_for(&cfg, true, false) == 2048);
     smap_clear(&args);
 
     smap_add(&args, "umem-frames", "8192");
     ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
-    ovs_assert(afxdp_config_ring_for(&cfg, true) == AFXDP_CONFIG_DEFAULT_RING);
+    ovs_assert(afxdp_config_ring_for(&cfg, true, false)
+               == AFXDP_CONFIG_DEFAULT_RING);
     smap_replace(&args, "umem-frames", "0");
     ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
-    ovs_assert(afxdp_config_ring_for(&cfg, true) == AFXDP_CONFIG_VETH_RING);
+    ovs_assert(afxdp_config_ring_for(&cfg, true, false)
+               == AFXDP_CONFIG_VETH_IDLE_RING);
     smap_destroy(&args);
     printf("ring size per device: ok\n");
 }

@@ -809,7 +809,10 @@ check_hints(const char *devname, int ifindex, int peer_ifindex,
             enum afxdp_xdp_mode mode, enum xdp_hints_mode hints,
             bool dev_bound)
 {
-    struct afxdp_xdp_opts opts = { .hints = hints, .dev_bound = dev_bound };
+    /* With the lookup in offloaded flows, which check_hash_with_offload()
+     * makes parse the frame. */
+    struct afxdp_xdp_opts opts = { .hints = hints, .dev_bound = dev_bound,
+                                   .offload = true };
     struct ds out = DS_EMPTY_INITIALIZER;
     struct afxdp_xdp_stats stats;
     struct xdp_hints_decoder *dec;
