@@ -169,9 +169,12 @@ struct afxdp_pair {
 
 /* The counters of the queues and sockets that a port closed (when it was
  * reconfigured: options changed, rings grown, the device replaced), which
- * its statistics go on adding, so that they never go back. */
+ * its statistics go on adding, so that they never go back.  Not the XDP
+ * hints counters, which describe the hints in effect, as the latency
+ * statistics do: they start again with the port's new configuration. */
 struct afxdp_retired {
-    AFXDP_ALL_QUEUE_COUNTERS(AFXDP_COUNTER_MEMBER_RETIRED)
+    AFXDP_TRAFFIC_COUNTERS(AFXDP_COUNTER_MEMBER_RETIRED)
+    AFXDP_QUEUE_COUNTERS(AFXDP_COUNTER_MEMBER_RETIRED)
     AFXDP_XSK_KERNEL_COUNTERS(AFXDP_XSK_MEMBER_RETIRED)
     uint64_t prog[AFXDP_PROG_N_COUNTERS];   /* Of the XDP programs. */
 };

@@ -116,7 +116,8 @@ afxdp_stats_retire(struct afxdp_port *port)
         const struct afxdp_queue *q = &queues[i].q;
         struct xdp_statistics ks;
 
-        AFXDP_ALL_QUEUE_COUNTERS(AFXDP_QUEUE_RETIRE)
+        AFXDP_TRAFFIC_COUNTERS(AFXDP_QUEUE_RETIRE)
+        AFXDP_QUEUE_COUNTERS(AFXDP_QUEUE_RETIRE)
         if (!afxdp_xsk_get_kernel_stats(q->xsk, &ks)) {
             AFXDP_XSK_KERNEL_COUNTERS(AFXDP_XSK_RETIRE)
         }
@@ -145,7 +146,8 @@ netdev_afxdp_get_stats(const struct netdev *netdev, struct netdev_stats *st)
     {
         const struct afxdp_retired *r = &port->retired;
 
-        AFXDP_ALL_QUEUE_COUNTERS(AFXDP_RETIRED_TO_NETDEV)
+        AFXDP_TRAFFIC_COUNTERS(AFXDP_RETIRED_TO_NETDEV)
+        AFXDP_QUEUE_COUNTERS(AFXDP_RETIRED_TO_NETDEV)
         AFXDP_XSK_KERNEL_COUNTERS(AFXDP_XSK_RETIRED_TO_NETDEV)
     }
     for (int i = 0; *port->queues && i < netdev->n_rxq; i++) {
@@ -229,12 +231,6 @@ afxdp_port_hints_stats(struct afxdp_port *port,
 
     if (!port->hints_dec) {
         return;
-    }
-    {
-        const struct afxdp_retired *r = &port->retired;
-        size_t k = 0;
-
-        AFXDP_HINTS_COUNTERS(AFXDP_RETIRED_SUM)
     }
     all = xmalloc(sizeof *all);
     afxdp_latency_hist_init(all);

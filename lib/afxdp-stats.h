@@ -25,9 +25,11 @@
 void afxdp_stats_register_commands(void);
 
 struct afxdp_port;
-/* Adds the counters of 'port''s queues and sockets, about to be closed, to
- * its 'retired' sums, which its statistics keep adding: a reconfigured
- * port's counters never go back.  With the port's mutex held. */
+/* Adds the counters of 'port''s queues, sockets and XDP program, about to
+ * be closed, to its 'retired' sums, which its statistics keep adding: a
+ * reconfigured port's counters never go back (but for the XDP hints
+ * counters and the latency statistics, which start again with the new
+ * configuration).  With the port's mutex held. */
 void afxdp_stats_retire(struct afxdp_port *);
 
 #endif /* afxdp-stats.h */
