@@ -211,6 +211,10 @@ struct afxdp_port {
     struct afxdp_pool *pool;        /* UMEM pool, or NULL. */
     struct afxdp_xsk_set *xsks;     /* Sockets, or NULL. */
     struct afxdp_xdp *xdp;          /* Our XDP program, or NULL. */
+    bool keep_xdp;                  /* Reconfigure reopens the port for its
+                                     * rings or MTU only: close and open
+                                     * keep 'xdp', its hints decoder and
+                                     * its offloaded flows. */
     atomic_bool xdp_lean;           /* 'xdp' was loaded without the lookup
                                      * in offloaded flows (flow offload was
                                      * off), for the offload providers. */
@@ -261,6 +265,8 @@ char *afxdp_port_name_by_id(uint32_t id);
 void afxdp_port_offload_turned_on(struct netdev *);
 void afxdp_queue_ring_busy(struct afxdp_queue *);
 bool afxdp_port_ring_grow_due(const struct afxdp_port *);
+bool afxdp_port_args_same(struct afxdp_port *, const struct smap *args);
+void afxdp_port_args_keep(struct afxdp_port *, const struct smap *args);
 
 struct smap;
 /* Adds what OVS's Linux class reports of any Linux device (driver name and

@@ -107,7 +107,7 @@ static const char *const afxdp_hints_counter_names[] = {
 };
 
 void
-afxdp_stats_retire(struct afxdp_port *port)
+afxdp_stats_retire(struct afxdp_port *port, bool prog)
 {
     const struct netdev_afxdp_tx_lock *queues = *port->queues;
     struct afxdp_retired *r = &port->retired;
@@ -122,7 +122,7 @@ afxdp_stats_retire(struct afxdp_port *port)
             AFXDP_XSK_KERNEL_COUNTERS(AFXDP_XSK_RETIRE)
         }
     }
-    if (port->xdp) {
+    if (prog && port->xdp) {
         struct afxdp_xdp_stats ps;
 
         if (!afxdp_xdp_get_stats(port->xdp, &ps)) {

@@ -16,6 +16,8 @@
 #ifndef AFXDP_STATS_H
 #define AFXDP_STATS_H 1
 
+#include <stdbool.h>
+
 /* What an afxdp port reports (lib/afxdp-stats.c): its netdev statistics,
  * custom statistics and status are the netdev_afxdp_get_*() functions of
  * lib/netdev-afxdp.h; this header has the rest. */
@@ -25,11 +27,11 @@
 void afxdp_stats_register_commands(void);
 
 struct afxdp_port;
-/* Adds the counters of 'port''s queues, sockets and XDP program, about to
- * be closed, to its 'retired' sums, which its statistics keep adding: a
- * reconfigured port's counters never go back (but for the XDP hints
- * counters and the latency statistics, which start again with the new
- * configuration).  With the port's mutex held. */
-void afxdp_stats_retire(struct afxdp_port *);
+/* Adds the counters of 'port''s queues and sockets, and of its XDP
+ * program if 'prog', about to be closed, to its 'retired' sums, which its
+ * statistics keep adding: a reconfigured port's counters never go back
+ * (but for the XDP hints counters and the latency statistics, which start
+ * again with the new configuration).  With the port's mutex held. */
+void afxdp_stats_retire(struct afxdp_port *, bool prog);
 
 #endif /* afxdp-stats.h */

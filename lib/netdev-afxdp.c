@@ -324,20 +324,10 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     struct netdev_linux *dev = netdev_linux_cast(netdev);
     struct afxdp_port *port = afxdp_port_lookup(netdev);
     struct afxdp_config cfg;
-    bool same;
     int error;
 
-    if (port) {
-        /* The bridge sets every port's options again whenever it adds or
-         * changes any port: the same options as last accepted need no
-         * parsing nor the device's queries (with 200 pods, 600 ioctls an
-         * added pod). */
-        ovs_mutex_lock(&dev->mutex);
-        same = port->set_args_valid && smap_equal(args, &port->set_args);
-        ovs_mutex_unlock(&dev->mutex);
-        if (same) {
-            return 0;
-        }
+    if (port && afxdp_port_args_same(port, args)) {
+        return 0;
     }
 
     error = afxdp_config_parse(netdev_get_name(netdev), args, &cfg, errp);
@@ -384,9 +374,7 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
         port->requested = cfg;
         netdev_request_reconfigure(netdev);
     }
-    smap_destroy(&port->set_args);
-    smap_clone(&port->set_args, args);
-    port->set_args_valid = true;
+    afxdp_port_args_keep(port, args);
     ovs_mutex_unlock(&dev->mutex);
     return 0;
 }
@@ -413,7 +401,7 @@ static void
 afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
     OVS_REQUIRES(dev->mutex)
 {
-    afxdp_stats_retire(port);
+    afxdp_stats_retire(port, !port->keep_xdp);
     if (port->xsks) {
         uint32_t n_held;
         bool dropped;
@@ -452,11 +440,13 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
     atomic_store_relaxed(&port->ifindex_for_signal, 0);
     atomic_store_relaxed(&port->link_ifindex, 0);
     atomic_store_relaxed(&port->link_gone, false);
-    afxdp_offload_detach(port->offload);
-    xdp_hints_decoder_destroy(port->hints_dec);
-    port->hints_dec = NULL;
-    afxdp_xdp_detach(port->xdp);
-    port->xdp = NULL;
+    if (!port->keep_xdp) {
+        afxdp_offload_detach(port->offload);
+        xdp_hints_decoder_destroy(port->hints_dec);
+        port->hints_dec = NULL;
+        afxdp_xdp_detach(port->xdp);
+        port->xdp = NULL;
+    }
 
     if (dev->tx_locks) {
         for (int i = 0; i < port->netdev->n_txq; i++) {
@@ -722,6 +712,12 @@ afxdp_port_attach(struct afxdp_port *port, enum afxdp_xdp_mode mode,
         && afxdp_xdp_has_offload(port->xdp) == opts.offload) {
         return 0;
     }
+    if (port->xdp) {
+        /* A program kept over a reopen ('keep_xdp') that does not fit. */
+        afxdp_stats_retire(port, true);
+        afxdp_offload_detach(port->offload);
+        port->keep_xdp = false;
+    }
     xdp_hints_decoder_destroy(port->hints_dec);
     port->hints_dec = NULL;
     afxdp_xdp_detach(port->xdp);
@@ -865,6 +861,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
             free(*errp);
             *errp = hinted;
         }
+        port->keep_xdp = false;
         afxdp_port_close(port, dev);
         return error;
     }
@@ -916,7 +913,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     port->netdev->n_rxq = n;
     port->netdev->n_txq = n;
     afxdp_link_set_mtu(port, afxdp_link_mtu(name));
-    if (afxdp_xdp_has_offload(port->xdp)) {
+    if (afxdp_xdp_has_offload(port->xdp) && !port->keep_xdp) {
         /* Without, OVS's flow offload was off when it was loaded: the
          * port asks for the full program when it goes on
          * (afxdp_port_offload_turned_on()). */
@@ -1029,12 +1026,16 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
         }
         if (ifindex == port->ifindex && !port->dev_gone
             && afxdp_config_equals(&port->active, &port->requested)
-            && afxdp_xdp_has_offload(port->xdp) == afxdp_offload_ovs_enabled()
-            && !afxdp_port_ring_grow_due(port)
-            && (afxdp_link_mtu(netdev_get_name(netdev))
-                <= afxdp_port_max_mtu(port, NULL))) {
-            ovs_mutex_unlock(&dev->mutex);
-            return 0;
+            && afxdp_xdp_has_offload(port->xdp)
+               == afxdp_offload_ovs_enabled()) {
+            if (afxdp_port_ring_grow_due(port)) {
+                /* New sockets and UMEM; the program stays. */
+                port->keep_xdp = true;
+            } else if (afxdp_link_mtu(netdev_get_name(netdev))
+                       <= afxdp_port_max_mtu(port, NULL)) {
+                ovs_mutex_unlock(&dev->mutex);
+                return 0;
+            }
         }
         if (port->dev_gone || ifindex != port->ifindex) {
             VLOG_INFO("%s: the device is back (index %d, was %d); reopening "
@@ -1066,6 +1067,7 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
         afxdp_failure_record(netdev_get_name(netdev), ifindex,
                              &port->requested, error, msg);
     }
+    port->keep_xdp = false;
     if (error) {
         if (!port->error) {
             VLOG_ERR("%s", msg);
