@@ -21,21 +21,6 @@ struct {
 	__type(value, struct afxdp_police);
 } afxdp_police SEC(".maps");
 
-/* The nanoseconds meter 'm' holds at 'now'. */
-static __always_inline __u64
-afxdp_police_held(const struct afxdp_police_meter *m, __u64 now)
-{
-	return m->tat > now ? m->tat - now : 0;
-}
-
-static __always_inline void afxdp_police_charge(struct afxdp_police_meter *m,
-						__u64 now, __u64 units)
-{
-	if (m->cost)
-		m->tat = (m->tat > now ? m->tat : now) +
-			 ((units * m->cost) >> AFXDP_POLICE_SHIFT);
-}
-
 /* True if the port's limits drop this frame (counted here). */
 static __always_inline bool afxdp_police_drop(struct xdp_md *ctx)
 {

@@ -35,4 +35,23 @@ struct afxdp_police {
     struct afxdp_police_meter packets;  /* Unit: a frame. */
 };
 
+/* The meter arithmetic, for the program and for the provider's egress
+ * policer (lib/afxdp-qos.c) alike. */
+
+/* The nanoseconds meter 'm' holds at 'now'. */
+static inline __attribute__((always_inline)) __u64
+afxdp_police_held(const struct afxdp_police_meter *m, __u64 now)
+{
+	return m->tat > now ? m->tat - now : 0;
+}
+
+/* Adds 'units' to meter 'm' at 'now' (if it limits anything). */
+static inline __attribute__((always_inline)) void
+afxdp_police_charge(struct afxdp_police_meter *m, __u64 now, __u64 units)
+{
+	if (m->cost)
+		m->tat = (m->tat > now ? m->tat : now) +
+			 ((units * m->cost) >> AFXDP_POLICE_SHIFT);
+}
+
 #endif /* afxdp-police.h */

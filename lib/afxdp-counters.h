@@ -78,7 +78,9 @@
                                          * 'tx_packets'. */                  \
     C(TX, COUNT, tx_gso_refused)        /* Packets the packet socket did     \
                                          * not take (buffer full, VLAN       \
-                                         * tag), cut here instead. */
+                                         * tag), cut here instead. */        \
+    C(TX, DROP, tx_qos_drops)           /* Over the egress-policer's limit   \
+                                         * (afxdp-qos.h). */
 
 /* XDP hints: in the custom statistics while the port decodes hints. */
 #define AFXDP_HINTS_COUNTERS(C)                                              \

@@ -66,3 +66,31 @@ afxdp_offload_rank_order(const uint8_t *order, uint32_t n, const uint64_t *d,
     *after = afxdp_offload_rank_cost(best, n, d);
     return *after * 5 <= *before * 4;
 }
+
+bool
+afxdp_offload_rank_next(struct afxdp_offload_ranker *r, int hits_fd,
+                        const uint8_t *order, uint32_t n, long long int now,
+                        uint8_t *best, uint64_t *before, uint64_t *after,
+                        uint64_t *total)
+{
+    uint64_t hits[AFXDP_FLOW_MAX_MASKS], d[AFXDP_FLOW_MAX_MASKS] = { 0 };
+
+    if (n < 2 || now < r->next_rank
+        || !afxdp_offload_rank_read_hits(hits_fd, hits,
+                                         AFXDP_FLOW_MAX_MASKS)) {
+        return false;
+    }
+    r->next_rank = now + AFXDP_OFFLOAD_RANK_MS;
+    *total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint8_t slot = order[i];
+
+        d[slot] = hits[slot] - r->slot_hits[slot];
+        *total += d[slot];
+    }
+    if (*total < AFXDP_OFFLOAD_RANK_MIN_HITS) {
+        return false;
+    }
+    memcpy(r->slot_hits, hits, sizeof r->slot_hits);
+    return afxdp_offload_rank_order(order, n, d, best, before, after);
+}

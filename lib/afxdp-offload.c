@@ -68,12 +68,6 @@ COVERAGE_DEFINE(afxdp_offload_table_write_error);
 
 static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
-/* Masks are ranked at most this often, and only when reordering them saves
- * at least a fifth of the lookups of the frames counted since last time,
- * of which there must be at least AFXDP_OFFLOAD_RANK_MIN_HITS. */
-#define AFXDP_OFFLOAD_RANK_MS 1000
-#define AFXDP_OFFLOAD_RANK_MIN_HITS 1000
-
 /* In 'slot_freed': the slot left the lookup order of 'table', but the
  * program's table could not be written since; its grace period has not
  * started. */
@@ -138,9 +132,7 @@ struct afxdp_offload {
     uint64_t gone_seq OVS_GUARDED;  /* Bumped when an egress leaves OVS. */
     uint64_t flush_seq OVS_GUARDED; /* Bumped by each flush. */
     struct afxdp_offload_egress_set egress OVS_GUARDED;  /* Its devmap. */
-    long long int next_rank OVS_GUARDED;    /* When to rank next. */
-    uint64_t slot_hits[AFXDP_FLOW_MAX_MASKS] OVS_GUARDED;  /* At the last
-                                                          * ranking. */
+    struct afxdp_offload_ranker ranker OVS_GUARDED;
     struct afxdp_flow_table *flow_table OVS_GUARDED;  /* Its copy. */
     struct afxdp_offload_marks *serials;    /* Written under 'mutex', read
                                              * by the receive path. */
@@ -536,44 +528,27 @@ static void
 afxdp_offload_rank(struct afxdp_offload *o)
     OVS_REQUIRES(o->mutex)
 {
-    uint64_t hits[AFXDP_FLOW_MAX_MASKS], d[AFXDP_FLOW_MAX_MASKS] = { 0 };
-    uint8_t order[AFXDP_FLOW_MAX_MASKS];
+    uint8_t order[AFXDP_FLOW_MAX_MASKS], old_order[AFXDP_FLOW_MAX_MASKS];
     uint32_t n = o->table.n_masks;
-    uint64_t total = 0, before, after;
-    long long int now = time_msec();
+    uint64_t before, after, total;
 
-    if (!o->attached || n < 2 || now < o->next_rank
-        || !afxdp_offload_rank_read_hits(o->maps.mask_hits_fd, hits,
-                                         AFXDP_FLOW_MAX_MASKS)) {
+    if (!o->attached
+        || !afxdp_offload_rank_next(&o->ranker, o->maps.mask_hits_fd,
+                                    o->table.order, n, time_msec(), order,
+                                    &before, &after, &total)) {
         return;
     }
-    o->next_rank = now + AFXDP_OFFLOAD_RANK_MS;
-    for (uint32_t i = 0; i < n; i++) {
-        uint8_t slot = o->table.order[i];
-
-        d[slot] = hits[slot] - o->slot_hits[slot];
-        total += d[slot];
-    }
-    if (total < AFXDP_OFFLOAD_RANK_MIN_HITS) {
+    memcpy(old_order, o->table.order, n);
+    memcpy(o->table.order, order, n);
+    if (afxdp_offload_write_table(o)) {
+        /* The program keeps the order it had. */
+        memcpy(o->table.order, old_order, n);
         return;
     }
-    memcpy(o->slot_hits, hits, sizeof o->slot_hits);
-    if (afxdp_offload_rank_order(o->table.order, n, d, order, &before,
-                                 &after)) {
-        uint8_t old_order[AFXDP_FLOW_MAX_MASKS];
-
-        memcpy(old_order, o->table.order, n);
-        memcpy(o->table.order, order, n);
-        if (afxdp_offload_write_table(o)) {
-            /* The program keeps the order it had. */
-            memcpy(o->table.order, old_order, n);
-            return;
-        }
-        COVERAGE_INC(afxdp_offload_masks_ranked);
-        VLOG_DBG("%s: masks ranked by hits: %"PRIu64" lookups instead of "
-                 "%"PRIu64" for the last %"PRIu64" frames", o->name, after,
-                 before, total);
-    }
+    COVERAGE_INC(afxdp_offload_masks_ranked);
+    VLOG_DBG("%s: masks ranked by hits: %"PRIu64" lookups instead of "
+             "%"PRIu64" for the last %"PRIu64" frames", o->name, after,
+             before, total);
 }
 
 /* Makes 'flow' a partial offload: the program only marks its frames. */
@@ -594,7 +569,10 @@ static bool
 afxdp_offload_out_takes(const struct afxdp_offload *o, int ifindex)
     OVS_REQUIRES(o->mutex)
 {
-    return o->generic || afxdp_offload_egress_takes(ifindex);
+    /* Frames redirected to a port that polices its egress would bypass
+     * its policer (afxdp-qos.h). */
+    return ((o->generic || afxdp_offload_egress_takes(ifindex))
+            && !afxdp_port_egress_policed(ifindex));
 }
 
 /* The AFXDP_FLOW_OUT_* flags of an output to device 'ifindex', which
@@ -715,14 +693,11 @@ afxdp_offload_check_egress(struct afxdp_offload *o,
     return new;
 }
 
-/* The kernel says that device 'ifindex' started ('takes') or stopped
- * taking the frames that XDP redirects to it, or multi-buffer ones (a
- * veth's peer turned GRO or an XDP program on or off): the flows of
- * native-XDP ports that output to it move into XDP or back to the PMD at
- * once.  Called by afxdp-xdp-features' thread without any of our locks
- * (afxdp_offload_egress_init()). */
+/* Device 'ifindex' started or stopped taking the frames that XDP
+ * redirects to it: every port's flows that output to it move into XDP or
+ * back to the PMD at once, and the log says 'why'.  Without our locks. */
 static void
-afxdp_offload_rechoose_all(int ifindex, bool takes)
+afxdp_offload_rechoose_every(int ifindex, const char *why)
 {
     int to_pmd = 0, to_xdp = 0;
     char name[IF_NAMESIZE];
@@ -741,14 +716,34 @@ afxdp_offload_rechoose_all(int ifindex, bool takes)
     }
     COVERAGE_ADD(afxdp_offload_egress_lost, to_pmd);
     COVERAGE_ADD(afxdp_offload_egress_regained, to_xdp);
-    VLOG_INFO("%s: %s frames redirected by XDP (the kernel's XDP features "
-              "of the device %s ndo_xmit%s): %d offloaded flow(s) to it "
-              "moved to the PMD, %d into XDP", name,
-              takes ? "takes" : "no longer takes", takes ? "have" : "lack",
-              takes ? "" : "; a veth needs an XDP program or GRO on its peer",
-              to_pmd, to_xdp);
+    VLOG_INFO("%s: %s: %d offloaded flow(s) to it moved to the PMD, %d into "
+              "XDP", name, why, to_pmd, to_xdp);
+}
+
+/* The kernel says that device 'ifindex' started ('takes') or stopped
+ * taking redirected frames, or multi-buffer ones (a veth's peer turned GRO
+ * or an XDP program on or off).  Called by afxdp-xdp-features' thread
+ * (afxdp_offload_egress_init()). */
+static void
+afxdp_offload_rechoose_all(int ifindex, bool takes)
+{
+    afxdp_offload_rechoose_every(ifindex, takes
+        ? "takes frames redirected by XDP (the kernel's XDP features of the "
+          "device have ndo_xmit)"
+        : "no longer takes frames redirected by XDP (the kernel's XDP "
+          "features of the device lack ndo_xmit; a veth needs an XDP "
+          "program or GRO on its peer)");
     /* This thread runs no poll loop that would publish its counts. */
     coverage_try_clear();
+}
+
+void
+afxdp_offload_egress_policed(int ifindex, bool policed)
+{
+    afxdp_offload_rechoose_every(ifindex, policed
+        ? "egress policed in the send path, which frames redirected by XDP "
+          "bypass"
+        : "egress no longer policed");
 }
 
 /* What OVS's offload API calls, through the glue of its generation
@@ -1075,7 +1070,7 @@ afxdp_offload_attach(struct afxdp_offload *o, struct afxdp_xdp *xdp,
     }
     memset(o->slot_refs, 0, sizeof o->slot_refs);
     memset(o->slot_freed, 0, sizeof o->slot_freed);
-    memset(o->slot_hits, 0, sizeof o->slot_hits);
+    memset(o->ranker.slot_hits, 0, sizeof o->ranker.slot_hits);
     HMAP_FOR_EACH (flow, node, &o->flows) {
         if (flow->stale) {
             continue;

@@ -98,6 +98,12 @@ struct afxdp_offload_marks *afxdp_offload_serials(struct afxdp_offload *);
  * later; until then their frames go to the PMD, and their counts stay). */
 void afxdp_offload_device_gone(int ifindex);
 
+/* The afxdp port on device 'ifindex' started ('policed') or stopped
+ * policing its egress in its send path (afxdp-qos.h), which frames that
+ * XDP redirects bypass: every port's flows to it leave XDP for the PMD,
+ * or may go back.  Main thread, without our locks. */
+void afxdp_offload_egress_policed(int ifindex, bool policed);
+
 /* OVS 3.7+'s dpif-offload glue holds a reference to each port's netdev
  * that it drops only after an RCU grace period; it tells the port's life
  * cycle (lib/netdev-afxdp.c, which registers 'cb' at init) when the

@@ -46,16 +46,8 @@ afxdp_police_config_equal(const struct afxdp_police_config *a,
             && a->kpkts_burst == b->kpkts_burst);
 }
 
-/* A meter for 'rate' thousand units a second and a burst of 'burst'
- * thousand units (kbit against kbit/s, kpkts against kpkts/s), where one
- * unit at one thousand a second takes 'unit_ns' nanoseconds (8e6 for a
- * byte under a kbit/s rate, 1e6 for a packet).  Everything fits 64 bits:
- * the largest cost is 8e6 << 16 (5.2e11) and the program multiplies it
- * by a frame's length (under 2^19); the burst, burst / rate seconds, is
- * computed in whole seconds and the rest apart, each product under
- * 2^32 * 1e9. */
-static void
-afxdp_police_meter(uint32_t rate, uint32_t burst, uint64_t unit_ns,
+void
+afxdp_police_meter(uint64_t rate, uint64_t burst, uint64_t unit_ns,
                    struct afxdp_police_meter *m)
 {
     memset(m, 0, sizeof *m);

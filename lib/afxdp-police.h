@@ -51,6 +51,19 @@ afxdp_police_config_on(const struct afxdp_police_config *c)
     return c->kbits_rate || c->kpkts_rate;
 }
 
+/* A meter for 'rate' units a second (thousand units for ingress
+ * policing's kbit/s and kpkts/s) and a burst of 'burst' such units, where
+ * one unit at a rate of 1 takes 'unit_ns' nanoseconds (8e6 for a byte
+ * under a kbit/s rate, 1e6 for a packet under kpkts/s, 1e9 for a byte
+ * under bytes/s), empty; no limit if 'rate' is 0.  Everything fits 64
+ * bits while 'unit_ns' << AFXDP_POLICE_SHIFT does, 'rate' is below
+ * 1.8e10 and 'burst' / 'rate' below 1.8e10 seconds: the burst is computed
+ * in whole seconds and the rest apart.  The cost a unit, at most
+ * 'unit_ns' << AFXDP_POLICE_SHIFT, times a frame's length (under 2^18)
+ * also fits while 'unit_ns' is at most 1e9. */
+void afxdp_police_meter(uint64_t rate, uint64_t burst, uint64_t unit_ns,
+                        struct afxdp_police_meter *m);
+
 /* The map entry for 'c' (normalized), meters empty (pure logic). */
 void afxdp_police_compile(const struct afxdp_police_config *c,
                           struct afxdp_police *entry);

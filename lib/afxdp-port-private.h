@@ -47,6 +47,7 @@
 #include "util.h"
 
 struct afxdp_offload;
+struct afxdp_qos;
 struct netdev;
 struct netdev_class;
 struct afxdp_offload_marks;
@@ -146,7 +147,11 @@ struct afxdp_queue {
                                                  * ports' latency to here. */
         atomic_uint64_t tx_pairs_full;          /* Samples of ingress ports
                                                  * beyond AFXDP_MAX_PAIRS. */
-        struct afxdp_clock tx_clock;            /* For ingress to egress. */
+        struct afxdp_clock tx_clock;            /* For ingress to egress,
+                                                 * and the egress
+                                                 * policer. */
+        struct afxdp_qos *qos;                  /* The port's egress QoS
+                                                 * (afxdp-qos.h). */
     );
 };
 
@@ -250,6 +255,10 @@ struct afxdp_port {
                                          * set_policing (normalized). */
     char *police_error;             /* Why 'police' is not enforced, or
                                      * NULL. */
+    struct afxdp_qos *qos;          /* Egress QoS (set_qos), for the
+                                     * port's life. */
+    atomic_bool egress_policed;     /* An egress-policer is in effect
+                                     * ('qos'), for the offload. */
     struct afxdp_retired retired;   /* Of the queues and sockets closed. */
 };
 
@@ -258,6 +267,7 @@ extern struct ovs_mutex afxdp_ports_mutex;
 extern struct hmap afxdp_ports OVS_GUARDED_BY(afxdp_ports_mutex);
 
 struct afxdp_port *afxdp_port_lookup(const struct netdev *);
+bool afxdp_port_egress_policed(int ifindex);
 int afxdp_port_max_mtu(const struct afxdp_port *, const char **why);
 bool afxdp_port_multi_buffer(const struct afxdp_port *);
 struct netdev **afxdp_port_ref_all(const char *name, size_t *n);

@@ -271,3 +271,30 @@ afxdp_port_max_mtu(const struct afxdp_port *port, const char **why)
     }
     return max;
 }
+
+/* True if the afxdp port on device 'ifindex' polices its egress in its
+ * send path (afxdp-qos.h), which frames that XDP redirects bypass. */
+bool
+afxdp_port_egress_policed(int ifindex)
+{
+    struct afxdp_port *port;
+    bool policed = false;
+
+    if (ifindex <= 0) {
+        return false;
+    }
+    ovs_mutex_lock(&afxdp_ports_mutex);
+    HMAP_FOR_EACH (port, node, &afxdp_ports) {
+        int i;
+
+        atomic_read_relaxed(&port->link_ifindex, &i);
+        if (i == ifindex) {
+            atomic_read_relaxed(&port->egress_policed, &policed);
+            if (policed) {
+                break;
+            }
+        }
+    }
+    ovs_mutex_unlock(&afxdp_ports_mutex);
+    return policed;
+}

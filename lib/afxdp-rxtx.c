@@ -35,6 +35,7 @@
 #include "afxdp-config.h"
 #include "afxdp-offload-marks.h"
 #include "afxdp-port-private.h"
+#include "afxdp-qos.h"
 #include "afxdp-rxcsum.h"
 #include "afxdp-txcsum.h"
 #include "afxdp-txgso.h"
@@ -1177,6 +1178,10 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
         afxdp_counter_add(&q->tx_drop_no_device,
                           dp_packet_batch_size(batch));
     } else {
+        if (OVS_UNLIKELY(afxdp_qos_on(q->qos))) {
+            afxdp_counter_add(&q->tx_qos_drops,
+                              afxdp_qos_police(q->qos, &q->tx_clock, batch));
+        }
         afxdp_txq_send(q, batch);
     }
     if (concurrent_txq) {
@@ -1184,15 +1189,4 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     }
     afxdp_free_batch(batch);
     return 0;
-}
-
-void
-free_afxdp_buf(struct dp_packet *p)
-{
-    struct dp_packet_afxdp *xp = CONTAINER_OF(p, struct dp_packet_afxdp,
-                                              packet);
-    struct afxdp_pool *pool = afxdp_pool_from_umem_pool(xp->mpool);
-    uint64_t addr = afxdp_pool_packet_addr(afxdp_pool_layout(pool), xp);
-
-    afxdp_pool_from_ovs(pool, &addr, 1);
 }

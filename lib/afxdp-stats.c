@@ -32,6 +32,7 @@
 #include "afxdp-compat.h"
 #include "afxdp-offload.h"
 #include "afxdp-port-private.h"
+#include "afxdp-qos.h"
 #include "netdev.h"
 #include "netdev-afxdp.h"
 #include "netdev-provider.h"
@@ -532,26 +533,6 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     }
 }
 
-/* Adds the status key "qos" to 'smap' when 'netdev' has a Linux QoS type
- * (one of netdev-linux's tc qdiscs, e.g. linux-htb): frames sent through
- * AF_XDP bypass the device's qdisc, so it shapes nothing there, and that
- * must not be silent. */
-static void
-afxdp_qos_status(const struct netdev *netdev, struct smap *smap)
-{
-    struct smap details = SMAP_INITIALIZER(&details);
-    const char *type;
-
-    if (!netdev_get_qos(netdev, &type, &details) && type[0]
-        && strcmp(type, "linux-noop") && strcmp(type, "linux-other")) {
-        smap_add_format(smap, "qos", "error: QoS type %s is a Linux qdisc, "
-                        "which frames sent through AF_XDP bypass: it limits "
-                        "nothing on this port (ingress_policing_rate is "
-                        "enforced, in the XDP program)", type);
-    }
-    smap_destroy(&details);
-}
-
 int
 netdev_afxdp_get_status(const struct netdev *netdev, struct smap *smap)
 {
@@ -570,11 +551,8 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *smap)
     if (port) {
         ovs_mutex_lock(port->mutex);
         afxdp_port_status(port, smap);
+        afxdp_qos_status(port->qos, smap);
         ovs_mutex_unlock(port->mutex);
-    }
-    if (!gone) {
-        /* netdev-linux takes the netdev's mutex ('port->mutex'). */
-        afxdp_qos_status(netdev, smap);
     }
     return 0;
 }

@@ -25,6 +25,7 @@
 
 #include "coverage.h"
 #include "dp-packet.h"
+#include "netdev-afxdp.h"
 #include "openvswitch/compiler.h"
 #include "ovs-atomic.h"
 #include "openvswitch/util.h"
@@ -396,4 +397,17 @@ void
 afxdp_pool_set_rx_mtu(struct afxdp_pool *pool, uint32_t mtu)
 {
     atomic_store_relaxed(&pool->layout.rx_mtu, mtu);
+}
+
+/* OVS's dp_packet_delete() of a packet in a UMEM frame (DPBUF_AFXDP): the
+ * frame goes back to its pool. */
+void
+free_afxdp_buf(struct dp_packet *p)
+{
+    struct dp_packet_afxdp *xp = CONTAINER_OF(p, struct dp_packet_afxdp,
+                                              packet);
+    struct afxdp_pool *pool = afxdp_pool_from_umem_pool(xp->mpool);
+    uint64_t addr = afxdp_pool_packet_addr(afxdp_pool_layout(pool), xp);
+
+    afxdp_pool_from_ovs(pool, &addr, 1);
 }

@@ -44,6 +44,10 @@
  *   afxdp-txcsum             TX checksums: TX metadata request or software
  *   afxdp-txseg              TCP packets over the MTU cut into UMEM frames
  *   afxdp-txgso              TCP packets over the MTU sent whole, kernel GSO
+ * Limits
+ *   afxdp-police             ingress policing's meters, in the XDP program
+ *   afxdp-qos                egress-policer in the send path; the classes'
+ *                            set_policing and QoS functions
  * Flow offload into the XDP program
  *   afxdp-offload            its core: a port's offloaded flows
  *   afxdp-offload-egress     their egress devices; which take redirects
@@ -84,6 +88,7 @@
 #include "afxdp-offload.h"
 #include "afxdp-police.h"
 #include "afxdp-port-private.h"
+#include "afxdp-qos.h"
 #include "afxdp-stats.h"
 #include "afxdp-txgso.h"
 #include "afxdp-xdp.h"
@@ -189,8 +194,10 @@ netdev_afxdp_construct(struct netdev *netdev_)
     atomic_init(&port->link_gone, false);
     atomic_init(&port->xdp_lean, false);
     atomic_init(&port->ring_grow, false);
+    atomic_init(&port->egress_policed, false);
     port->tx_gso_fd = -1;
     port->offload = afxdp_offload_create(netdev_get_name(netdev_));
+    port->qos = afxdp_qos_create();
 
     ovs_mutex_lock(&afxdp_ports_mutex);
     hmap_insert(&afxdp_ports, &port->node, hash_pointer(netdev_, 0));
@@ -228,6 +235,7 @@ netdev_afxdp_destruct(struct netdev *netdev_)
         free(port->mtu_refused);
         free(port->error);
         free(port->police_error);
+        afxdp_qos_destroy(port->qos);
         smap_destroy(&port->set_args);
         free(port);
     }
@@ -633,65 +641,6 @@ afxdp_plan_queues(const char *name, const struct afxdp_config *cfg,
     return n;
 }
 
-/* Writes the ingress policing of 'port' into its program, if it has one,
- * and records why it could not.  The caller holds the port's mutex. */
-static void
-afxdp_port_police_apply(struct afxdp_port *port)
-{
-    int error;
-
-    if (!port->xdp) {
-        return;
-    }
-    error = afxdp_police_apply(afxdp_xdp_police_fd(port->xdp), &port->police);
-    free(port->police_error);
-    port->police_error = NULL;
-    if (error) {
-        port->police_error = xasprintf("cannot write the limit into the XDP "
-                                       "program's map (%s)",
-                                       ovs_strerror(error));
-        VLOG_ERR("%s: ingress policing: %s", netdev_get_name(port->netdev),
-                 port->police_error);
-    }
-}
-
-/* set_policing of the afxdp classes (a hook of ours in OVS's netdev-linux
- * class, patches/common/netdev-linux-afxdp-policing.patch): OVS's Linux
- * ports police with a tc filter, which frames that XDP redirects never
- * meet, so ours police in the XDP program (bpf/afxdp-police.bpf.h). */
-int
-netdev_afxdp_set_policing(struct netdev *netdev_, uint32_t kbits_rate,
-                          uint32_t kbits_burst, uint32_t kpkts_rate,
-                          uint32_t kpkts_burst)
-{
-    struct afxdp_police_config c = {
-        .kbits_rate = kbits_rate, .kbits_burst = kbits_burst,
-        .kpkts_rate = kpkts_rate, .kpkts_burst = kpkts_burst,
-    };
-    struct netdev_linux *dev = netdev_linux_cast(netdev_);
-    struct afxdp_port *port = afxdp_port_lookup(netdev_);
-    int error;
-
-    if (!port) {
-        return EOPNOTSUPP;
-    }
-    afxdp_police_config_normalize(&c);
-    ovs_mutex_lock(&dev->mutex);
-    if (!afxdp_police_config_equal(&c, &port->police)) {
-        struct ds s = DS_EMPTY_INITIALIZER;
-
-        port->police = c;
-        afxdp_police_format(&c, &s);
-        VLOG_INFO("%s: ingress policing %s", netdev_get_name(netdev_),
-                  afxdp_police_config_on(&c) ? ds_cstr(&s) : "off");
-        ds_destroy(&s);
-        afxdp_port_police_apply(port);
-    }
-    error = port->police_error ? EIO : 0;
-    ovs_mutex_unlock(&dev->mutex);
-    return error;
-}
-
 /* Makes sure our program is attached to 'port' in 'mode', writing the
  * hints the configuration asks for, and that the hints decoder matches. */
 static int
@@ -726,7 +675,7 @@ afxdp_port_attach(struct afxdp_port *port, enum afxdp_xdp_mode mode,
                                 mode, &opts, &port->xdp, errp);
     if (!error) {
         /* A new program's meters start empty, with the port's limits. */
-        afxdp_port_police_apply(port);
+        afxdp_qos_ingress_apply(port);
     }
     atomic_store_relaxed(&port->xdp_lean, !error && !opts.offload);
     if (!error && afxdp_xdp_hints_mode(port->xdp) != XDP_HINTS_OFF
@@ -897,6 +846,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         q->ring_busy = port->ring_size / 2;
         afxdp_clock_init(&q->rx_clock);
         afxdp_clock_init(&q->tx_clock);
+        q->qos = port->qos;
         if (q->hints) {
             q->k2p = xzalloc_cacheline(sizeof *q->k2p);
             afxdp_latency_hist_init(q->k2p);

@@ -73,6 +73,18 @@ int netdev_afxdp_set_policing(struct netdev *, uint32_t kbits_rate,
                               uint32_t kbits_burst, uint32_t kpkts_rate,
                               uint32_t kpkts_burst);
 
+/* Egress QoS (lib/afxdp-qos.c): the egress-policer type. */
+struct netdev_qos_capabilities;
+struct sset;
+int netdev_afxdp_get_qos_types(const struct netdev *, struct sset *types);
+int netdev_afxdp_get_qos_capabilities(const struct netdev *,
+                                      const char *type,
+                                      struct netdev_qos_capabilities *);
+int netdev_afxdp_get_qos(const struct netdev *, const char **typep,
+                         struct smap *details);
+int netdev_afxdp_set_qos(struct netdev *, const char *type,
+                         const struct smap *details);
+
 void free_afxdp_buf(struct dp_packet *);
 void signal_remove_xdp(struct netdev *);
 
