@@ -128,9 +128,7 @@ afxdp_config_bad_value(const char *devname, const char *key,
                      devname, key, value, expected);
 }
 
-/* Parses 'value' as a decimal integer in [min, max].  Returns true on
- * success. */
-static bool
+bool
 afxdp_config_parse_uint(const char *value, unsigned long long min,
                         unsigned long long max, unsigned long long *out)
 {

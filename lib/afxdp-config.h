@@ -88,6 +88,12 @@ struct afxdp_config {
 };
 
 void afxdp_config_init(struct afxdp_config *);
+
+/* Parses 'value' as a decimal integer in [min, max], without a sign.
+ * Returns true on success.  For every option of ours (the Interface's and
+ * the QoS record's). */
+bool afxdp_config_parse_uint(const char *value, unsigned long long min,
+                             unsigned long long max, unsigned long long *out);
 int afxdp_config_parse(const char *devname, const struct smap *args,
                        struct afxdp_config *, char **errp);
 bool afxdp_config_equals(const struct afxdp_config *,

@@ -290,9 +290,7 @@ afxdp_port_egress_policed(int ifindex)
         atomic_read_relaxed(&port->link_ifindex, &i);
         if (i == ifindex) {
             atomic_read_relaxed(&port->egress_policed, &policed);
-            if (policed) {
-                break;
-            }
+            break;
         }
     }
     ovs_mutex_unlock(&afxdp_ports_mutex);

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "afxdp-clock.h"
+#include "afxdp-config.h"
 #include "afxdp-offload.h"
 #include "afxdp-police.h"
 #include "afxdp-port-private.h"
@@ -47,7 +48,7 @@ afxdp_qos_get_u64(const struct smap *details, const char *key,
                   const char *unit, uint64_t max, uint64_t *v, char **errp)
 {
     const char *s = smap_get(details, key);
-    char *end;
+    unsigned long long x;
 
     if (!s) {
         *errp = xasprintf("QoS type %s needs other_config:%s (%s, 1 to "
@@ -55,14 +56,13 @@ afxdp_qos_get_u64(const struct smap *details, const char *key,
                           max);
         return EINVAL;
     }
-    errno = 0;
-    *v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || !*v || *v > max) {
+    if (!afxdp_config_parse_uint(s, 1, max, &x)) {
         *errp = xasprintf("QoS type %s: other_config:%s=%s is not valid "
                           "(%s, 1 to %"PRIu64")", AFXDP_QOS_EGRESS_POLICER,
                           key, s, unit, max);
         return EINVAL;
     }
+    *v = x;
     return 0;
 }
 
@@ -156,7 +156,6 @@ afxdp_qos_set(struct afxdp_qos *qos, const char *name, const char *type,
                  error_msg);
         qos->error = error_msg;
         qos->refused = error;
-        memset(&c, 0, sizeof c);
     } else if (c.cir) {
         VLOG_INFO("%s: QoS %s: %"PRIu64" bytes/s, burst %"PRIu64" bytes "
                   "(send path)", name, type, c.cir, c.cbs);
