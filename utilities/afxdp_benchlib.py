@@ -157,6 +157,64 @@ def ensure_no_xdp():
                     check=False, quiet=True)
 
 
+# ---------------------------------------------------------------------------
+# The traffic: afxdp-bench-xdp's generator and sink.
+# ---------------------------------------------------------------------------
+
+def gen_args(opts, duration, rate=0, window=None):
+    """The generator's command line: DURATION seconds at RATE frames/s (0:
+    as fast as it can), counting separately in WINDOW (from, to)."""
+    args = [opts.tool, 'gen', DEV_GEN, '--size', str(opts.size),
+            '--flows', str(opts.flows), '--duration', '%.3f' % duration,
+            '--rate', '%d' % rate, '--src-mac', MAC[DEV_GEN],
+            '--dst-mac', MAC[DEV_SINK], '--src-ip', IP_GEN,
+            '--dst-ip', IP_SINK, '--batch', str(opts.gen_batch)]
+    if window:
+        args += ['--window', '%.3f,%.3f' % window]
+    return in_ns(NS_GEN, pinned(GEN_CPU, args))
+
+
+class Tool(object):
+    """A long-running afxdp-bench-xdp command (sink, redirect) that answers
+    on its stdout and ends when its stdin closes."""
+
+    def __init__(self, args):
+        self.args = args
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
+                                     universal_newlines=True)
+        line = self.proc.stdout.readline().strip()
+        if line != 'ready':
+            self.close()
+            raise BenchError('%s did not start' % ' '.join(args))
+
+    def ask(self):
+        self.proc.stdin.write('\n')
+        self.proc.stdin.flush()
+        return self.proc.stdout.readline().strip()
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Sink(Tool):
+    def __init__(self, tool):
+        Tool.__init__(self, in_ns(NS_SINK, [tool, 'sink', DEV_SINK]))
+
+    def packets(self):
+        m = re.match(r'packets=(\d+) bytes=(\d+)$', self.ask())
+        if not m:
+            raise BenchError('the sink did not answer')
+        return int(m.group(1))
+
+
+# ---------------------------------------------------------------------------
 # Open vSwitch, ours or Debian's, in a private directory.
 # ---------------------------------------------------------------------------
 
@@ -164,8 +222,13 @@ class OVS(object):
     """An ovsdb-server and ovs-vswitchd of their own, with both switch
     veths as afxdp ports of bridge br0 and a flow each way."""
 
-    def __init__(self, name, paths, rundir, port_options, other_config=()):
+    def __init__(self, name, paths, rundir, port_options, other_config=(),
+                 wrapper=()):
         self.name = name
+        # A command that runs ovs-vswitchd (valgrind for
+        # ovs-afxdp-bench-instructions), or none.
+        self.wrapper = list(wrapper)
+        self.wrapped = None
         self.other_config = list(other_config)
         self.paths = paths
         self.rundir = rundir
@@ -202,10 +265,19 @@ class OVS(object):
         self.vsctl('--no-wait', 'set', 'Open_vSwitch', '.',
                    'other_config:pmd-cpu-mask=0x%x' % (1 << SWITCH_CPU),
                    *self.other_config)
-        run(pinned(SWITCH_CPU, [
-            self.paths['ovs-vswitchd'], '--detach', '--no-chdir',
-            '--pidfile', '--log-file', '-vconsole:off',
-            '--disable-system']), env=self.env)
+        vswitchd = [self.paths['ovs-vswitchd'], '--no-chdir', '--pidfile',
+                    '--log-file', '-vconsole:off', '--disable-system']
+        if not self.wrapper:
+            run(pinned(SWITCH_CPU, vswitchd + ['--detach']), env=self.env)
+        else:
+            # Not detached: the wrapper's process stays the daemon's
+            # (callgrind_control finds valgrind by the PID it started
+            # with, which a fork would change).
+            self.wrapped = subprocess.Popen(
+                pinned(SWITCH_CPU, self.wrapper + vswitchd), env=self.env,
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
+            self.wait_pidfile('ovs-vswitchd')
         if verbose:
             version = run([self.paths['ovs-vswitchd'], '--version'])
             note('%s: %s (%s)' % (self.name, self.paths['ovs-vswitchd'],
@@ -241,6 +313,18 @@ class OVS(object):
         status = self.vsctl('get', 'interface', DEV_IN, 'status').strip()
         note('  %s status: %s' % (DEV_IN, status))
 
+    def wait_pidfile(self, daemon):
+        """Waits for DAEMON's pidfile (a minute at most)."""
+        path = os.path.join(self.rundir, daemon + '.pid')
+        for _ in range(STEP_TIMEOUT * 10):
+            if os.path.exists(path):
+                return
+            if self.wrapped.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise BenchError('%s: %s did not start (see %s)'
+                         % (self.name, daemon, self.rundir))
+
     def stop(self):
         """Stops both daemons, ovs-vswitchd with --cleanup so that it
         removes its XDP programs."""
@@ -253,7 +337,13 @@ class OVS(object):
             except (OSError, ValueError):
                 continue
             self.appctl('-t', daemon, *args, check=False, quiet=True)
-            for _ in range(100):
+            wrapped = self.wrapped if daemon == 'ovs-vswitchd' else None
+            for _ in range(300 if wrapped else 100):
+                if wrapped:
+                    if wrapped.poll() is not None:
+                        break
+                    time.sleep(0.1)
+                    continue
                 try:
                     os.kill(pid, 0)
                 except OSError:
@@ -399,7 +489,8 @@ class Switch(object):
                                             self.opts.ours_paths),
                        os.path.join(self.opts.rundir, rundir_name or '%s-%d'
                                     % (self.name, self.rep + 1)),
-                       options, other_config)
+                       options, other_config,
+                       getattr(self.opts, 'vswitchd_wrapper', ()))
         self.ovs.start(self.verbose)
 
     def start_bridge(self):

@@ -42,7 +42,7 @@ BENCH_XDP_CFLAGS = -Wall -Wextra
 
 EXTRA_DIST += utilities/ovs-afxdp-bench utilities/ovs-afxdp-bench-tcp \
 	utilities/ovs-afxdp-bench-overlay utilities/ovs-afxdp-bench-node \
-	utilities/afxdp-bench-lib.sh \
+	utilities/ovs-afxdp-bench-instructions utilities/afxdp-bench-lib.sh \
 	utilities/afxdp_benchlib.py utilities/afxdp-bench-xdp.c
 CLEANFILES += $(BENCH_XDP)
 
@@ -94,6 +94,23 @@ bench-overlay: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
 bench-node: all $(if $(BENCH_SAME_OVS),,ovs-upstream-build)
 	$(BENCH_RUN) $(abs_top_srcdir)/utilities/ovs-afxdp-bench-node \
 	  $(BENCH_NODE_FLAGS)
+
+# Instructions a packet in the PMD thread, counted by callgrind
+# (utilities/ovs-afxdp-bench-instructions, extra arguments in
+# BENCH_INSTRUCTIONS_FLAGS, e.g. '--duration 3 --reps 2'): ours with
+# default options, ours with every optional feature off, and OVS's own
+# provider, split into the provider's receive, its send and OVS's code.
+.PHONY: bench-instructions
+#
+# Its upstream is always built from the same source with the same compiler
+# flags (Debian's binary is stripped: callgrind could name no function).
+bench-instructions: all ovs-upstream-build
+	cd $(abs_top_builddir) && OVS_BUILDDIR='$(OVS_BUILDDIR)' \
+	  OVS_UPSTREAM_BUILDDIR='$(OVS_UPSTREAM_BUILDDIR)' \
+	  abs_top_srcdir='$(abs_top_srcdir)' \
+	  abs_top_builddir='$(abs_top_builddir)' \
+	  $(abs_top_srcdir)/utilities/ovs-afxdp-bench-instructions \
+	  $(BENCH_INSTRUCTIONS_FLAGS)
 
 # Our checkers cover afxdp-bench-xdp too: checkpatch.py (make check-style)
 # and the warnings of check-warnings, by gcc and clang, without OVS's flags
