@@ -36,6 +36,7 @@
 #include "afxdp-offload-marks.h"
 #include "afxdp-port-private.h"
 #include "afxdp-qos.h"
+#include "afxdp-rx-hints.h"
 #include "afxdp-rxcsum.h"
 #include "afxdp-txcsum.h"
 #include "afxdp-txgso.h"
@@ -151,119 +152,6 @@ afxdp_counter_add(atomic_uint64_t *c, uint64_t n)
     atomic_store_relaxed(c, v + n);
 }
 
-/* Fills 'key' from the packet 'packet_' (a struct dp_packet).  Called
- * only when a flow gets a slot in a latency table. */
-static void
-afxdp_flow_key_fill(const void *packet_, struct afxdp_latency_flow_key *key)
-{
-    const struct dp_packet *packet = packet_;
-
-    afxdp_latency_flow_key_parse(dp_packet_data(packet),
-                                 dp_packet_size(packet), key);
-}
-
-/* Counts of one receive batch's hints, its current run of packets of one
- * flow for the per-flow latency table, and what chooses the packets to
- * time (the queue's sampler, copied for the batch). */
-struct afxdp_rx_hints_batch {
-    uint32_t n_hints, n_missing, n_hash, n_stale_marks, n_unread;
-    struct afxdp_latency_flow_run run;
-    struct afxdp_latency_sampler sampler;
-    uint64_t now;               /* Clock, read at the batch's first timed
-                                 * packet; 0 until then. */
-    bool read_all;              /* Read every packet's hints, not only the
-                                 * timed packets' (see
-                                 * afxdp_rx_hints_read_all()). */
-    bool hash;                  /* Give OVS the hints' RSS hash: only if
-                                 * every packet's hints are read.  OVS
-                                 * takes the RSS hash for dp_hash (select
-                                 * groups, balance-tcp bonds), so all the
-                                 * packets of a flow must get theirs from
-                                 * the same source, the hints or OVS. */
-};
-
-/* Whether the PMD reads the hints of every packet of 'q', or only of the
- * packets it times.  The hints sit in a cache line of their own in front
- * of the frame.  In copy mode the kernel wrote that line on another CPU,
- * so reading it costs the PMD a second cache miss per packet, more than
- * computing OVS's own RSS hash from the headers it reads anyway; there it
- * pays only for flow marks, that is while some flow of the port's program
- * is partially offloaded.  In zero-copy mode the driver wrote the hints,
- * with the device's hash, next to a frame the PMD fetches anyway. */
-static inline bool
-afxdp_rx_hints_read_all(const struct afxdp_queue *q)
-{
-    return q->xsk->zero_copy || afxdp_offload_marks_any(q->marks);
-}
-
-/* Decodes the XDP hints in front of the frame at 'addr' (frame 'frame'),
- * received as 'packet', and gives OVS the flow mark, and the RSS hash if
- * 'hb->hash'.  If the sampler chooses the packet, records its kernel to
- * PMD latency and stores its timestamp in '*ts' for the egress port;
- * otherwise (or without a timestamp) stores 0 there.  Always inlined: GCC
- * kept it a call per packet, and the constant set of members the
- * per-packet decode asks for must reach xdp_hints_decode_fields(). */
-static inline ALWAYS_INLINE void
-afxdp_rx_hints(struct afxdp_queue *q, struct dp_packet *packet,
-               uint64_t *ts, uint64_t addr, uint64_t frame,
-               struct afxdp_rx_hints_batch *hb)
-{
-    const struct afxdp_pool_layout *l = q->layout;
-    const uint8_t *data = afxdp_pool_ptr(l, addr);
-    struct xdp_hints_values v;
-
-    /* A packet the sampler does not time, unless every packet's hints
-     * are read: none of them.  Otherwise only what OVS gets from the
-     * hints, and for a timed packet all of them (the same bytes, now in
-     * the cache). */
-    bool timed = afxdp_latency_sample(&hb->sampler);
-
-    *ts = 0;
-    if (OVS_LIKELY(!timed) && !hb->read_all) {
-        hb->n_unread++;
-        return;
-    }
-    if (!xdp_hints_decode_fields(q->hints, data, addr - frame,
-                                 XDP_HINTS_VALID(RX_HASH)
-                                 | XDP_HINTS_VALID(FLOW_MARK), &v)) {
-        hb->n_missing++;
-        return;
-    }
-    hb->n_hints++;
-    if (OVS_UNLIKELY(timed)
-        && xdp_hints_decode(q->hints, data, addr - frame, &v)
-        && xdp_hints_clock(&v) == XDP_HINTS_CLOCK_MONOTONIC) {
-        int64_t delta;
-
-        if (!hb->now) {
-            hb->now = afxdp_clock_now(&q->rx_clock);
-        }
-        delta = hb->now - v.rx_timestamp;
-        if (afxdp_latency_record(q->k2p, delta) && xdp_hints_has_hash(&v)) {
-            afxdp_latency_flow_run_add(q->flows, &hb->run,
-                                       afxdp_flow_key_fill, v.rx_hash,
-                                       packet, delta);
-        }
-        *ts = v.rx_timestamp;
-    }
-    if (hb->hash && xdp_hints_has_hash(&v)) {
-        dp_packet_set_rss_hash(packet, v.rx_hash);
-        hb->n_hash++;
-    }
-    if (xdp_hints_has_mark(&v)) {
-        uint32_t mark;
-
-        /* Partially offloaded flow: the PMD finds it by its mark, unless
-         * the flow left the program while the frame waited in the ring
-         * (its mark may be another flow's by now). */
-        if (afxdp_offload_marks_lookup(q->marks, v.flow_mark, &mark)) {
-            dp_packet_set_flow_mark(packet, mark);
-        } else {
-            hb->n_stale_marks++;
-        }
-    }
-}
-
 /* Descriptors one receive call looks at: a burst of packets, some of which
  * may span several frames (multi-buffer).  A packet's descriptors are
  * published together, so only the peek limit cuts one. */
@@ -308,10 +196,11 @@ afxdp_rx_return(const struct afxdp_pool_layout *l, uint64_t addr,
  * owned by the caller, and returns it; its frames go back to the fill ring
  * at once, through 'r'.  Returns NULL, with every descriptor counted in
  * 'r->n_bad', if one of them does not describe a frame.  The hints, if
- * any, are in front of the first frame. */
+ * any, are in front of the first frame; the packet is the batch's
+ * 'n_pkts'th (from 0), for the sampler. */
 static struct dp_packet *
 afxdp_rx_multi(struct afxdp_queue *q, uint32_t idx, uint32_t n_desc,
-               struct afxdp_rx_hints_batch *hb,
+               uint32_t n_pkts, struct afxdp_rx_hints_batch *hb,
                struct afxdp_rx_returns *r)
 {
     const struct afxdp_pool_layout *l = q->layout;
@@ -342,8 +231,13 @@ afxdp_rx_multi(struct afxdp_queue *q, uint32_t idx, uint32_t n_desc,
             dp_packet_put(packet, afxdp_pool_ptr(l, d->addr), d->len);
         }
         if (q->hints) {
-            afxdp_rx_hints(q, packet, &bp->rx_ts, first->addr,
-                           afxdp_pool_frame_addr(l, first->addr), hb);
+            bool timed = afxdp_rx_timed(hb, n_pkts);
+
+            if (timed || hb->read_all) {
+                afxdp_rx_hints(q, packet, &bp->rx_ts, first->addr,
+                               afxdp_pool_frame_addr(l, first->addr), timed,
+                               hb);
+            }
         }
         bp->seg_mtu = afxdp_txseg_src_mtu(dp_packet_data(packet), total,
                                           afxdp_pool_rx_mtu(l));
@@ -373,6 +267,29 @@ afxdp_rx_csum(struct afxdp_queue *q, struct dp_packet_batch *batch,
     }
 }
 
+/* Frames whose data the receive loop asks the CPU for ahead of its use:
+ * in copy mode the kernel wrote them on another CPU, and waiting for each
+ * line as the loop reaches it would cost a cache miss per packet. */
+#define AFXDP_RX_PREFETCH 4
+
+/* Asks the CPU for the data, and if 'hints' the XDP hints in the cache line
+ * before it, of the frame of the 'i'th of the descriptors peeked at 'idx'
+ * on 'rx'.  Only a hint to the CPU: an address outside the UMEM faults
+ * nothing. */
+static inline void
+afxdp_rx_prefetch(const struct afxdp_pool_layout *l,
+                  const struct xsk_ring_cons *rx, uint32_t idx, uint32_t i,
+                  bool hints)
+{
+    const uint8_t *data = afxdp_pool_ptr(l, xsk_ring_cons__rx_desc(
+                                             rx, idx + i)->addr);
+
+    if (hints) {
+        OVS_PREFETCH(data - sizeof(uint32_t));
+    }
+    OVS_PREFETCH(data);
+}
+
 /* Takes the 'n' descriptors peeked at 'idx' on the rx ring of 'q' (at
  * least one) as packets into 'batch', up to NETDEV_MAX_BURST packets.  A
  * packet in one frame becomes the frame's own dp_packet; a packet in
@@ -380,57 +297,67 @@ afxdp_rx_csum(struct afxdp_queue *q, struct dp_packet_batch *batch,
  * frames go straight back to the fill ring.  Returns the packets added.
  * Out of line from netdev_afxdp_rxq_recv(): a poll that finds the ring
  * empty, half of all polls on a PMD with a busy port and an idle one, does
- * not pay for this one's stack frame and state. */
+ * not pay for this one's stack frame and state.
+ *
+ * Per packet of one frame, the straight path: the descriptor's checks, the
+ * dp_packet's initialisation, no timestamp unless the sampler chose it
+ * (one comparison: see afxdp_latency_sampler_first()), and the batch. */
 static uint32_t AFXDP_NOINLINE
 afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
                uint32_t n, uint32_t idx, struct dp_packet_batch *batch)
 {
     const struct afxdp_pool_layout *l = q->layout;
     struct afxdp_xsk *xsk = q->xsk;
+    const struct xsk_ring_cons *rx = &xsk->rx;
     struct afxdp_rx_hints_batch hb;
     struct afxdp_rx_returns ret;
     uint32_t i, n_pkts = 0, n_given = 0, n_multi = 0;
+    uint32_t max = MIN(n, AFXDP_RX_PREFETCH);
     size_t first = dp_packet_batch_size(batch);
+    /* The packets go straight into the batch's array, which holds at least
+     * NETDEV_MAX_BURST on every OVS version (4.0's grows beyond, through
+     * dp_packet_batch_add() only), and its count is set once at the end. */
+    uint32_t room = first < NETDEV_MAX_BURST ? NETDEV_MAX_BURST - first : 0;
+    uint32_t frame_size = q->frame_size;
     uint64_t bytes = 0;
 
     hb.read_all = q->hints && afxdp_rx_hints_read_all(q);
-    /* Start fetching the frames, and their XDP hints in the cache line
-     * before each: in copy mode the kernel wrote them on another CPU, and
-     * waiting for each line as the loop below reaches it costs a cache
-     * miss per line.  (Here, not in a helper: GCC finds a helper that only
-     * prefetches free of side effects and drops the call.) */
-    for (i = 0; i < n; i++) {
-        uint64_t addr = xsk_ring_cons__rx_desc(&xsk->rx, idx + i)->addr;
-
-        if (OVS_LIKELY(addr < l->area_size)) {
-            const uint8_t *data = afxdp_pool_ptr(l, addr);
-
-            if (hb.read_all) {
-                OVS_PREFETCH(data - sizeof(uint32_t));
-            }
-            OVS_PREFETCH(data);
-        }
+    /* Here, not in a helper's loop: GCC finds a loop that only prefetches
+     * free of side effects and drops it. */
+    for (i = 0; i < max; i++) {
+        afxdp_rx_prefetch(l, rx, idx, i, hb.read_all);
     }
-    hb.n_hints = hb.n_missing = hb.n_hash = hb.n_stale_marks = 0;
-    hb.n_unread = 0;
+    hb.n_read = hb.n_hints = hb.n_missing = hb.n_hash = 0;
+    hb.n_stale_marks = 0;
     hb.run.n = 0;
-    hb.sampler = q->sampler;
-    hb.hash = hb.read_all || hb.sampler.every == 1;
+    /* Without hints no packet is timed: the count never reaches it. */
+    hb.next = q->hints ? afxdp_latency_sampler_first(&q->sampler)
+                       : UINT64_MAX;
+    hb.every = q->sampler.every;
+    hb.hash = hb.read_all || hb.every == 1;
     hb.now = 0;
     ret.n_recycle = ret.n_bad = 0;
     i = 0;
-    while (i < n && n_pkts < NETDEV_MAX_BURST) {
-        const struct xdp_desc *desc = xsk_ring_cons__rx_desc(&xsk->rx,
-                                                             idx + i);
+    while (i < n && n_pkts < room) {
+        const struct xdp_desc *desc = xsk_ring_cons__rx_desc(rx, idx + i);
+        uint64_t addr = desc->addr;
+        uint32_t len = desc->len;
+        struct afxdp_pool_frame *f;
         struct dp_packet_afxdp *xp;
         uint64_t frame;
+        bool timed;
 
+        if (i + AFXDP_RX_PREFETCH < n) {
+            afxdp_rx_prefetch(l, rx, idx, i + AFXDP_RX_PREFETCH,
+                              hb.read_all);
+        }
         if (OVS_UNLIKELY(desc->options & XDP_PKT_CONTD)) {
-            uint32_t n_desc = afxdp_rx_chain_len(&xsk->rx, idx, i, n);
+            uint32_t n_desc = afxdp_rx_chain_len(rx, idx, i, n);
             struct dp_packet *packet = NULL;
 
             if (n_desc) {
-                packet = afxdp_rx_multi(q, idx + i, n_desc, &hb, &ret);
+                packet = afxdp_rx_multi(q, idx + i, n_desc, n_pkts, &hb,
+                                        &ret);
             } else if (i) {
                 /* Its end is beyond what we peeked: next time. */
                 break;
@@ -442,13 +369,13 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
                 n_desc = n;
                 for (uint32_t k = 0; k < n; k++) {
                     afxdp_rx_return(l, xsk_ring_cons__rx_desc(
-                                        &xsk->rx, idx + k)->addr, &ret);
+                                        rx, idx + k)->addr, &ret);
                 }
                 ret.n_bad += n;
             }
             i += n_desc;
             if (packet) {
-                dp_packet_batch_add(batch, packet);
+                batch->packets[first + n_pkts] = packet;
                 bytes += dp_packet_size(packet);
                 n_pkts++;
                 n_multi++;
@@ -456,32 +383,35 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
             continue;
         }
         i++;
-        if (OVS_UNLIKELY(!afxdp_pool_rx_desc_ok(l, desc->addr, desc->len,
+        if (OVS_UNLIKELY(!afxdp_pool_rx_desc_ok(l, addr, len,
                                                 ETH_HEADER_LEN))) {
             /* Dropped: a frame of ours goes back to the fill ring below,
              * never through OVS; an address outside the UMEM is no frame
              * at all. */
-            afxdp_rx_return(l, desc->addr, &ret);
+            afxdp_rx_return(l, addr, &ret);
             ret.n_bad++;
             continue;
         }
-        xp = afxdp_pool_packet(l, desc->addr);
-        frame = afxdp_pool_frame_addr(l, desc->addr);
-        dp_packet_use_afxdp(&xp->packet, afxdp_pool_ptr(l, desc->addr),
-                            q->frame_size, desc->addr - frame);
-        dp_packet_set_size(&xp->packet, desc->len);
-        if (q->hints) {
-            afxdp_rx_hints(q, &xp->packet, &afxdp_pool_frame(xp)->rx_ts,
-                           desc->addr, frame, &hb);
-        } else {
-            /* No timestamp left from the frame's previous use. */
-            afxdp_pool_frame(xp)->rx_ts = 0;
+        xp = afxdp_pool_packet(l, addr);
+        f = afxdp_pool_frame(xp);
+        frame = afxdp_pool_frame_addr(l, addr);
+        dp_packet_use_afxdp(&xp->packet, afxdp_pool_ptr(l, addr),
+                            frame_size, addr - frame);
+        dp_packet_set_size(&xp->packet, len);
+        /* No timestamp left from the frame's previous use, unless this
+         * packet is timed. */
+        f->rx_ts = 0;
+        timed = afxdp_rx_timed(&hb, n_pkts);
+        if (OVS_UNLIKELY(timed || hb.read_all)) {
+            afxdp_rx_hints(q, &xp->packet, &f->rx_ts, addr, frame, timed,
+                           &hb);
         }
-        dp_packet_batch_add(batch, &xp->packet);
-        bytes += desc->len;
+        batch->packets[first + n_pkts] = &xp->packet;
+        bytes += len;
         n_pkts++;
         n_given++;
     }
+    batch->count = first + n_pkts;
     /* Descriptors peeked but not taken (a burst's worth of packets came
      * first, or a packet's end was beyond the peek) stay for next time.
      * The release barrier in libxdp's release pairs with the kernel's
@@ -508,10 +438,10 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
         /* The packets are still as received: the run's first one can
          * still label its flow. */
         afxdp_latency_flow_run_flush(q->flows, &hb.run, afxdp_flow_key_fill);
-        q->sampler = hb.sampler;
+        afxdp_latency_sampler_advance(&q->sampler, hb.next, n_pkts);
         afxdp_counter_add(&q->rx_hints, hb.n_hints);
         afxdp_counter_add(&q->rx_hints_missing, hb.n_missing);
-        afxdp_counter_add(&q->rx_hints_unread, hb.n_unread);
+        afxdp_counter_add(&q->rx_hints_unread, n_pkts - hb.n_read);
         afxdp_counter_add(&q->rx_hash_from_hints, hb.n_hash);
         if (OVS_UNLIKELY(hb.n_stale_marks)) {
             afxdp_counter_add(&q->rx_mark_stale, hb.n_stale_marks);
@@ -590,36 +520,37 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq_, struct dp_packet_batch *batch,
 }
 
 /* Returns to their pools, a pool at a time, the frames of the AF_XDP
- * packets of 'batch', and frees the other packets. */
+ * packets of 'batch', and frees the other packets.  Per packet: a test of
+ * its source and of its pool against the last one's, and its address. */
 static void
 afxdp_free_batch(struct dp_packet_batch *batch)
 {
-    struct afxdp_pool *cur = NULL;
+    const struct afxdp_pool_layout *l = NULL;
+    struct umem_pool *cur = NULL;
     uint64_t addrs[NETDEV_MAX_BURST];
     uint32_t n = 0;
     struct dp_packet *packet;
 
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
         struct dp_packet_afxdp *xp;
-        struct afxdp_pool *pool;
 
-        if (packet->source != DPBUF_AFXDP) {
+        if (OVS_UNLIKELY(packet->source != DPBUF_AFXDP)) {
             dp_packet_delete(packet);
             continue;
         }
         xp = CONTAINER_OF(packet, struct dp_packet_afxdp, packet);
-        pool = afxdp_pool_from_umem_pool(xp->mpool);
-        if (pool != cur || n == ARRAY_SIZE(addrs)) {
+        if (OVS_UNLIKELY(xp->mpool != cur || n == ARRAY_SIZE(addrs))) {
             if (n) {
-                afxdp_pool_from_ovs(cur, addrs, n);
+                afxdp_pool_from_ovs(afxdp_pool_from_umem_pool(cur), addrs, n);
             }
-            cur = pool;
+            cur = xp->mpool;
+            l = afxdp_pool_layout(afxdp_pool_from_umem_pool(cur));
             n = 0;
         }
-        addrs[n++] = afxdp_pool_packet_addr(afxdp_pool_layout(pool), xp);
+        addrs[n++] = afxdp_pool_packet_addr(l, xp);
     }
     if (n) {
-        afxdp_pool_from_ovs(cur, addrs, n);
+        afxdp_pool_from_ovs(afxdp_pool_from_umem_pool(cur), addrs, n);
     }
     afxdp_batch_empty(batch);
 }
@@ -799,10 +730,27 @@ afxdp_tx_csum(struct afxdp_queue *q, struct xdp_desc *desc,
     }
 }
 
+/* Fills tx descriptor 'desc' with the 'len' bytes at 'data', copied into
+ * the frame at 'frame' of 'q''s pool, after the socket's TX metadata room
+ * (with TX metadata, every descriptor's data starts that far into its
+ * frame: the kernel checks it). */
+static inline void
+afxdp_tx_desc_put(const struct afxdp_queue *q, struct xdp_desc *desc,
+                  uint64_t frame, const void *data, uint32_t len,
+                  uint32_t options)
+{
+    desc->addr = frame + q->tx_headroom;
+    desc->len = len;
+    desc->options = options;
+    memcpy(afxdp_pool_ptr(q->layout, desc->addr), data, len);
+}
+
 /* Copies the 'n' packets in 'pkts' (at most NETDEV_MAX_BURST), packet i
- * into 'n_descs[i]' frames of 'q''s pool, and sends them.  Each packet is
- * either put on the tx ring, all its descriptors, or counted in one drop
- * counter: ring full or no free frame. */
+ * into 'n_descs[i]' frames of 'q''s pool, and sends them.  'n_wanted' is
+ * the sum of 'n_descs': if it is 'n', every packet takes one descriptor,
+ * the straight path.  Each packet is either put on the tx ring, all its
+ * descriptors, or counted in one drop counter: ring full or no free
+ * frame. */
 static void
 afxdp_txq_send_burst(struct afxdp_queue *q,
                      struct dp_packet *pkts[], const uint8_t n_descs[],
@@ -810,7 +758,8 @@ afxdp_txq_send_burst(struct afxdp_queue *q,
 {
     struct afxdp_xsk *xsk = q->xsk;
     uint64_t addrs[NETDEV_MAX_BURST * AFXDP_XSK_TX_MAX_FRAGS];
-    uint32_t n_room, n_fit, n_ok, d, n_frames, idx = 0, k = 0, n_multi = 0;
+    uint32_t n_room, n_fit, n_ok, d, n_frames, idx = 0, n_multi = 0;
+    bool offload = q->tx_headroom != 0;
     uint64_t bytes = 0, now = 0;
 
     afxdp_txq_reap(q);
@@ -827,7 +776,11 @@ afxdp_txq_send_burst(struct afxdp_queue *q,
             afxdp_queue_ring_busy(q);
         }
     }
-    n_fit = afxdp_tx_fit(n_descs, n, n_room, &d);
+    if (OVS_LIKELY(n_wanted == n)) {
+        n_fit = d = MIN(n, n_room);
+    } else {
+        n_fit = afxdp_tx_fit(n_descs, n, n_room, &d);
+    }
     if (n_fit < n) {
         afxdp_counter_add(&q->tx_drop_ring_full, n - n_fit);
     }
@@ -853,35 +806,38 @@ afxdp_txq_send_burst(struct afxdp_queue *q,
         afxdp_counter_add(&q->tx_drop_ring_full, n_ok);
         return;
     }
-    for (uint32_t i = 0; i < n_ok; i++) {
-        const uint8_t *data = dp_packet_data(pkts[i]);
-        uint32_t size = dp_packet_size(pkts[i]), off = 0;
+    for (uint32_t i = 0, k = 0; i < n_ok; i++) {
+        struct dp_packet *packet = pkts[i];
+        const uint8_t *data = dp_packet_data(packet);
+        uint32_t size = dp_packet_size(packet);
+        struct xdp_desc *desc = xsk_ring_prod__tx_desc(&xsk->tx, idx + k);
         struct afxdp_tx_metadata md;
         enum afxdp_txcsum_action csum;
 
         /* Before the copy: this may write the packet's checksum field. */
-        csum = afxdp_txcsum_check(pkts[i], q->tx_headroom != 0, &md);
-        for (uint32_t j = 0; j < n_descs[i]; j++, k++) {
-            struct xdp_desc *desc = xsk_ring_prod__tx_desc(&xsk->tx,
-                                                           idx + k);
-            uint32_t len = MIN(size - off, q->tx_room);
+        csum = afxdp_txcsum_check(packet, offload, &md);
+        if (OVS_LIKELY(d == n_ok)) {
+            /* One descriptor a packet. */
+            afxdp_tx_desc_put(q, desc, addrs[k++], data, size, 0);
+        } else {
+            uint32_t off = 0;
 
-            /* With TX metadata, every descriptor's data starts that far
-             * into its frame (the kernel checks it). */
-            desc->addr = addrs[k] + q->tx_headroom;
-            desc->len = len;
             /* All but a packet's last descriptor say that more follows. */
-            desc->options = j + 1 < n_descs[i] ? XDP_PKT_CONTD : 0;
-            memcpy(afxdp_pool_ptr(q->layout, desc->addr), data + off, len);
-            off += len;
+            for (uint32_t j = 0; j < n_descs[i]; j++, k++) {
+                uint32_t len = MIN(size - off, q->tx_room);
+
+                afxdp_tx_desc_put(q, xsk_ring_prod__tx_desc(&xsk->tx,
+                                                            idx + k),
+                                  addrs[k], data + off, len,
+                                  j + 1 < n_descs[i] ? XDP_PKT_CONTD : 0);
+                off += len;
+            }
+            n_multi += n_descs[i] > 1;
         }
         if (OVS_UNLIKELY(csum != AFXDP_TXCSUM_NONE)) {
-            afxdp_tx_csum(q, xsk_ring_prod__tx_desc(&xsk->tx,
-                                                    idx + k - n_descs[i]),
-                          csum, &md);
+            afxdp_tx_csum(q, desc, csum, &md);
         }
-        n_multi += n_descs[i] > 1;
-        now = afxdp_tx_latency(q, pkts[i], now);
+        now = afxdp_tx_latency(q, packet, now);
         bytes += size;
     }
     /* Release barrier in submit pairs with the kernel's acquire of the tx
@@ -1095,28 +1051,34 @@ afxdp_txq_send(struct afxdp_queue *q, struct dp_packet_batch *batch)
     struct dp_packet *pkts[NETDEV_MAX_BURST];
     uint8_t n_descs[NETDEV_MAX_BURST];
     struct dp_packet *packet;
-    uint32_t n = 0, n_oversize = 0, n_wanted = 0, mtu, seg_above;
+    uint32_t n = 0, n_oversize = 0, n_wanted = 0, mtu, seg_above, fast_max;
 
     /* A frame with more than the MTU after an Ethernet header may be a TCP
      * packet over the MTU, to be cut even where it fits in one frame: the
      * device would drop it unseen. */
     atomic_read_relaxed(&q->tx_mtu, &mtu);
     seg_above = mtu ? mtu + ETH_HEADER_LEN : UINT32_MAX;
+    fast_max = MIN(q->tx_room, seg_above);
 
     /* Packets too large to send whole are cut into TCP segments (sent
      * after the packets before them) or dropped, before anything is
      * reserved for the others: every packet is sent or counted once. */
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
         uint32_t size = dp_packet_size(packet);
-        uint32_t nd = afxdp_tx_n_descs(q, size);
         uint32_t segsz = afxdp_packet_tso_segsz(packet);
+        uint32_t nd = 1;
 
+        /* The common case, one frame within the MTU and no TSO, skips
+         * the checks (it passes them all). */
+        if (OVS_UNLIKELY(size > fast_max || segsz)) {
+            nd = afxdp_tx_n_descs(q, size);
+        }
         /* Also a TSO packet within the MTU whose payload may be larger
          * than its segment size (headers of at least 54 bytes). */
-        if (OVS_UNLIKELY(!nd || size > seg_above
-                         || (segsz && size > segsz + ETH_HEADER_LEN
-                                             + IP_HEADER_LEN
-                                             + TCP_HEADER_LEN))) {
+        if (OVS_UNLIKELY(size > fast_max || segsz)
+            && (!nd || size > seg_above
+                || (segsz && size > segsz + ETH_HEADER_LEN + IP_HEADER_LEN
+                                    + TCP_HEADER_LEN))) {
             struct afxdp_txseg seg;
 
             switch (afxdp_tx_seg_plan(q, mtu, q->tx_gso_fd < 0, packet,

@@ -45,7 +45,8 @@ static atomic_count afxdp_pools_live = ATOMIC_COUNT_INIT(0);
 static atomic_count afxdp_pools_waiting = ATOMIC_COUNT_INIT(0);
 
 struct afxdp_pool {
-    struct afxdp_pool_layout layout;    /* Fast-path view, immutable. */
+    struct afxdp_pool_layout layout;    /* Fast-path view, immutable.  First:
+                                         * afxdp_pool_layout() is a cast. */
 
     /* Immutable after afxdp_pool_create(). */
     size_t area_size;           /* Bytes mapped at 'layout.area'. */
@@ -62,6 +63,8 @@ struct afxdp_pool {
     bool released OVS_GUARDED;    /* Owner gone: free when the
                                             * last dp_packet returns. */
 };
+
+BUILD_ASSERT_DECL(offsetof(struct afxdp_pool, layout) == 0);
 
 /* Maps the UMEM area of 'pool' according to 'p'.  Returns 0 or an errno and
  * a message in '*errp'. */
@@ -359,12 +362,6 @@ bool
 afxdp_pool_uses_hugepages(const struct afxdp_pool *pool)
 {
     return pool->hugepages;
-}
-
-const struct afxdp_pool_layout *
-afxdp_pool_layout(const struct afxdp_pool *pool)
-{
-    return &pool->layout;
 }
 
 /* Returns the number of pools that exist in this process: created and not

@@ -150,7 +150,14 @@ struct afxdp_pool_layout {
                                      * larger (afxdp-txseg.h). */
 };
 
-const struct afxdp_pool_layout *afxdp_pool_layout(const struct afxdp_pool *);
+/* Returns the fast-path view of 'pool'.  Inline, a cast (the layout is
+ * the first member of the pool, which netdev-afxdp-pool.c asserts): the
+ * send path calls it for every packet it frees. */
+static inline const struct afxdp_pool_layout *
+afxdp_pool_layout(const struct afxdp_pool *pool)
+{
+    return (const struct afxdp_pool_layout *) pool;
+}
 
 /* Returns the address of the frame that contains UMEM offset 'addr'. */
 static inline uint64_t

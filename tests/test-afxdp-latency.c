@@ -1001,6 +1001,31 @@ test_sampler(void)
     ovs_assert(afxdp_latency_sample(&s) && !afxdp_latency_sample(&s));
     afxdp_latency_sampler_init(&s, 3);
     ovs_assert(afxdp_latency_sample(&s));
+
+    /* The batch form, as the receive path uses it (batches of 1 to 32
+     * packets, sizes from a fixed sequence), chooses the same packets as
+     * one call a packet. */
+    for (size_t i = 0; i < ARRAY_SIZE(everys); i++) {
+        struct afxdp_latency_sampler one, batch;
+        uint32_t size = 1;
+
+        afxdp_latency_sampler_init(&one, everys[i]);
+        afxdp_latency_sampler_init(&batch, everys[i]);
+        for (int b = 0; b < 20000; b++) {
+            uint64_t next = afxdp_latency_sampler_first(&batch);
+
+            size = size * 7 % 32 + 1;
+            for (uint32_t k = 0; k < size; k++) {
+                bool timed = k == next;
+
+                if (timed) {
+                    next += everys[i];
+                }
+                ovs_assert(timed == afxdp_latency_sample(&one));
+            }
+            afxdp_latency_sampler_advance(&batch, next, size);
+        }
+    }
     printf("sampler: ok\n");
 }
 
