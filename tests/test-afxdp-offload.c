@@ -1049,6 +1049,12 @@ cmd_cost(struct ovs_cmdl_context *ctx)
     tao_prog_unload(&p);
 }
 
+static void
+cmd_egress_grace(struct ovs_cmdl_context *ctx)
+{
+    test_afxdp_offload_egress_grace(atoi(ctx->argv[1]), atoi(ctx->argv[2]));
+}
+
 static const struct ovs_cmdl_command commands[] = {
     {"translate", "", 0, 0, cmd_translate, OVS_RO},
     {"parse", "[N-RANDOM [SEED]]", 0, 2, cmd_parse, OVS_RO},
@@ -1056,6 +1062,7 @@ static const struct ovs_cmdl_command commands[] = {
     {"cost", "[REPEAT]", 0, 1, cmd_cost, OVS_RO},
     {"table", "", 0, 0, cmd_table, OVS_RO},
     {"verifier", "", 0, 0, cmd_verifier, OVS_RO},
+    {"egress-grace", "IFINDEX-A IFINDEX-B", 2, 2, cmd_egress_grace, OVS_RO},
     {NULL, NULL, 0, 0, NULL, OVS_RO},
 };
 

@@ -18,8 +18,9 @@
 
 /* Shared by the parts of 'ovstest test-afxdp-offload':
  * test-afxdp-offload.c (the commands, and the checks that load our XDP
- * program), test-afxdp-offload-translate.c (the match translation) and
- * test-afxdp-offload-frames.c (the crafted frames). */
+ * program), test-afxdp-offload-translate.c (the match translation),
+ * test-afxdp-offload-frames.c (the crafted frames) and
+ * test-afxdp-offload-grace.c (the egress devmap's grace period). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -74,6 +75,11 @@ void test_afxdp_offload_put_set_ip(struct ofpbuf *odp,
 void test_afxdp_offload_put_set_l4(struct ofpbuf *odp, uint8_t proto,
                                    ovs_be16 src, ovs_be16 src_mask,
                                    ovs_be16 dst, ovs_be16 dst_mask);
+
+/* The 'egress-grace' command (test-afxdp-offload-grace.c), on devices
+ * 'a' and 'b' (their indexes): prints a line per check and "PASS", or
+ * fails. */
+void test_afxdp_offload_egress_grace(int a, int b);
 
 /* Crafted frames: Ethernet, VLAN, IPv4, IPv6, ARP, MPLS, LLC...,
  * well-formed and damaged, each with what our XDP program is expected to
