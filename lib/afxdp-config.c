@@ -95,10 +95,12 @@ afxdp_config_init(struct afxdp_config *cfg)
      * finish in software, and a kernel without TX metadata turns it off
      * by itself (see afxdp-txcsum.h). */
     cfg->tx_csum_offload = true;
-    /* On: without it, TCP and UDP from a sender with TX checksum offload
-     * on (a container's default) arrive with wrong checksums (see
-     * afxdp-rxcsum.h); it costs a look at each packet's headers. */
+    /* Automatic: on where partial checksums can arrive (without it, TCP
+     * and UDP from a sender with TX checksum offload on, a container's
+     * default, arrive with wrong checksums: see afxdp-rxcsum.h), off on a
+     * NIC, which spares each packet a look at its headers. */
     cfg->rx_csum_partial = true;
+    cfg->rx_csum_partial_auto = true;
     /* The kernel: a TCP packet over the MTU leaves whole, as one GSO skb,
      * far cheaper than an skb per segment (see afxdp-txgso.h). */
     cfg->tx_seg_kernel = true;
@@ -488,6 +490,9 @@ afxdp_config_parse(const char *devname, const struct smap *args,
             }
         }
     }
+    if (smap_get(args, "rx-checksum-partial")) {
+        cfg->rx_csum_partial_auto = false;
+    }
 
     value = smap_get(args, "xsk-ring-size");
     if (value) {
@@ -598,8 +603,10 @@ afxdp_config_to_smap(const struct afxdp_config *cfg, struct smap *args)
     smap_add(args, "umem-hugepages", cfg->umem_hugepages ? "true" : "false");
     smap_add(args, "tx-checksum-offload",
              cfg->tx_csum_offload ? "true" : "false");
-    smap_add(args, "rx-checksum-partial",
-             cfg->rx_csum_partial ? "true" : "false");
+    if (!cfg->rx_csum_partial_auto) {
+        smap_add(args, "rx-checksum-partial",
+                 cfg->rx_csum_partial ? "true" : "false");
+    }
     smap_add(args, "tx-segmentation", cfg->tx_seg_kernel ? "kernel" : "port");
     smap_add_format(args, "busy-poll", "%"PRIu32, cfg->busy_poll);
     smap_add_format(args, "busy-poll-budget", "%"PRIu16,
@@ -685,6 +692,42 @@ bool
 afxdp_config_ring_can_grow(const struct afxdp_config *cfg, bool veth)
 {
     return cfg->ring_size_auto && veth;
+}
+
+/* Whether a port configured as 'cfg', whose received frames come from
+ * 'src', looks for pseudo-header-only checksums in them (afxdp-rxcsum.h):
+ * options:rx-checksum-partial if given; otherwise wherever a sender's
+ * partial checksum can reach the port.  A NIC's frames in native mode come
+ * from a wire, whose senders' NICs completed their checksums, and the
+ * look at each packet's headers (about 40 instructions a packet) is
+ * saved. */
+bool
+afxdp_config_rx_csum_for(const struct afxdp_config *cfg,
+                         enum afxdp_rx_csum_source src)
+{
+    return (cfg->rx_csum_partial_auto ? src != AFXDP_RX_CSUM_NIC
+            : cfg->rx_csum_partial);
+}
+
+/* Says, for the status, why afxdp_config_rx_csum_for() chose as it did
+ * for 'src' while automatic. */
+const char *
+afxdp_config_rx_csum_reason(enum afxdp_rx_csum_source src)
+{
+    switch (src) {
+    case AFXDP_RX_CSUM_VETH:
+        return "veth: its peer's packets keep the partial checksums their "
+               "senders left";
+    case AFXDP_RX_CSUM_TAP:
+        return "tap: its writer's packets may carry partial checksums";
+    case AFXDP_RX_CSUM_GENERIC:
+        return "generic XDP: the kernel's packets may carry partial "
+               "checksums";
+    case AFXDP_RX_CSUM_NIC:
+    default:
+        return "native XDP on a NIC: frames from the wire carry complete "
+               "checksums";
+    }
 }
 
 /* Returns the fewest UMEM frames that let every queue keep its fill ring

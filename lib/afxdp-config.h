@@ -73,6 +73,7 @@ struct afxdp_config {
     bool umem_hugepages;        /* options:umem-hugepages. */
     bool tx_csum_offload;       /* options:tx-checksum-offload. */
     bool rx_csum_partial;       /* options:rx-checksum-partial. */
+    bool rx_csum_partial_auto;  /* Not given: afxdp_config_rx_csum_for(). */
     bool tx_seg_kernel;         /* options:tx-segmentation=kernel. */
     uint32_t busy_poll;         /* options:busy-poll, usecs, 0 = off. */
     uint16_t busy_poll_budget;  /* options:busy-poll-budget. */
@@ -105,6 +106,21 @@ uint32_t afxdp_config_n_frames(const struct afxdp_config *, int n_rxq);
 uint32_t afxdp_config_ring_for(const struct afxdp_config *, bool veth,
                                bool busy);
 bool afxdp_config_ring_can_grow(const struct afxdp_config *, bool veth);
+
+/* Where partial checksums can come from (afxdp_config_rx_csum_for()). */
+enum afxdp_rx_csum_source {
+    AFXDP_RX_CSUM_NIC,          /* Native XDP on another device: frames
+                                 * come from a wire, complete. */
+    AFXDP_RX_CSUM_VETH,         /* A veth: its peer's packets, partial
+                                 * checksums as the sender left them. */
+    AFXDP_RX_CSUM_TAP,          /* A tap: its writer's, likewise. */
+    AFXDP_RX_CSUM_GENERIC,      /* Generic XDP: the kernel's skbs, which
+                                 * may be partial whatever the device. */
+};
+
+bool afxdp_config_rx_csum_for(const struct afxdp_config *,
+                              enum afxdp_rx_csum_source);
+const char *afxdp_config_rx_csum_reason(enum afxdp_rx_csum_source);
 int afxdp_config_max_listed_queue(const struct afxdp_config *);
 
 enum afxdp_xsk_mode afxdp_config_queue_mode(const struct afxdp_config *,

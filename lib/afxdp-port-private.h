@@ -209,6 +209,10 @@ struct afxdp_port {
     bool ring_can_grow;             /* 'ring_size' is a veth's small one,
                                      * which grows when busy, if 'xsks'. */
     bool ring_grown;                /* It grew, if 'xsks'. */
+    bool rx_csum;                   /* Looks for partial checksums, if
+                                     * 'xsks' (afxdp_config_rx_csum_for()),
+                                     * its frames coming from... */
+    enum afxdp_rx_csum_source rx_csum_src;  /* ...this. */
     atomic_bool ring_grow;          /* Set by a queue that found its small
                                      * rings busy (afxdp_queue_ring_busy()):
                                      * reconfigure opens the port again with

@@ -515,9 +515,13 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     /* What becomes of a received pseudo-header-only checksum (see
      * afxdp-rxcsum.h). */
     smap_add(smap, "rx-csum-partial",
-             !cfg->rx_csum_partial ? "off"
+             !port->rx_csum ? "off"
              : AFXDP_OVS_CSUM_FALLBACK ? "on (marked partial for OVS)"
              : "on (finished on receipt)");
+    if (cfg->rx_csum_partial_auto) {
+        smap_add(smap, "rx-csum-partial-reason",
+                 afxdp_config_rx_csum_reason(port->rx_csum_src));
+    }
     smap_add_format(smap, "umem-frames", "%"PRIu32, port->n_frames);
     smap_add_format(smap, "umem-numa", "%d",
                     afxdp_pool_numa_id(port->pool));

@@ -816,6 +816,13 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
     }
 
     afxdp_port_note_modes(port, &plan);
+    port->rx_csum_src = (veth ? AFXDP_RX_CSUM_VETH
+                         : afxdp_device_driver_is(name, "tun")
+                         ? AFXDP_RX_CSUM_TAP
+                         : afxdp_xdp_get_mode(port->xdp) == AFXDP_XDP_GENERIC
+                         ? AFXDP_RX_CSUM_GENERIC
+                         : AFXDP_RX_CSUM_NIC);
+    port->rx_csum = afxdp_config_rx_csum_for(cfg, port->rx_csum_src);
     afxdp_port_set_tx_offloads(port);
     afxdp_port_open_gso(port);
     zc_max_segs = afxdp_xsk_set_zc_max_segs(port->xsks, port->ifindex);
@@ -839,7 +846,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
                            : AFXDP_XSK_TX_MAX_FRAGS);
         q->tx_gso_fd = port->tx_gso_fd;
         q->hints = port->hints_dec;
-        q->rx_csum_fix = cfg->rx_csum_partial;
+        q->rx_csum_fix = port->rx_csum;
         q->marks = afxdp_offload_serials(port->offload);
         q->netdev = port->netdev;
         q->ring_grow = port->ring_can_grow ? &port->ring_grow : NULL;

@@ -240,12 +240,26 @@ test_min_frames(void)
  * elsewhere by default, what options:xsk-ring-size says when given, and
  * the configured one when options:umem-frames fixes the frames; only the
  * automatic size on a veth grows. */
+/* get_config of 'cfg' has no 'key', and parses back to 'cfg'. */
+static void
+check_left_out(const struct afxdp_config *cfg, const char *key)
+{
+    struct smap out = SMAP_INITIALIZER(&out);
+    struct afxdp_config back;
+    char *msg = NULL;
+
+    afxdp_config_to_smap(cfg, &out);
+    ovs_assert(!smap_get(&out, key));
+    ovs_assert(!afxdp_config_parse("p0", &out, &back, &msg));
+    ovs_assert(afxdp_config_equals(cfg, &back));
+    smap_destroy(&out);
+}
+
 static void
 test_ring_for(void)
 {
     struct smap args = SMAP_INITIALIZER(&args);
-    struct smap out = SMAP_INITIALIZER(&out);
-    struct afxdp_config cfg, back;
+    struct afxdp_config cfg;
     char *msg = NULL;
 
     ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
@@ -269,11 +283,7 @@ test_ring_for(void)
                    * AFXDP_CONFIG_FRAME_SIZE < 1024 * 1024);
     }
     /* get_config leaves the ring size out while it is automatic. */
-    afxdp_config_to_smap(&cfg, &out);
-    ovs_assert(!smap_get(&out, "xsk-ring-size"));
-    ovs_assert(!afxdp_config_parse("p0", &out, &back, &msg));
-    ovs_assert(afxdp_config_equals(&cfg, &back));
-    smap_destroy(&out);
+    check_left_out(&cfg, "xsk-ring-size");
 
     smap_add(&args, "xsk-ring-size", "2048");
     ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
@@ -292,6 +302,50 @@ test_ring_for(void)
                == AFXDP_CONFIG_VETH_IDLE_RING);
     smap_destroy(&args);
     printf("ring size per device: ok\n");
+}
+
+/* The receive checksum check: automatic (on wherever partial checksums
+ * can arrive, off on a NIC in native mode) until the option is given,
+ * which then decides everywhere. */
+static void
+test_rx_csum_for(void)
+{
+    static const enum afxdp_rx_csum_source all[] = {
+        AFXDP_RX_CSUM_NIC, AFXDP_RX_CSUM_VETH, AFXDP_RX_CSUM_TAP,
+        AFXDP_RX_CSUM_GENERIC,
+    };
+    struct smap args = SMAP_INITIALIZER(&args);
+    struct afxdp_config cfg;
+    char *msg = NULL;
+
+    ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+    ovs_assert(cfg.rx_csum_partial_auto);
+    ovs_assert(!afxdp_config_rx_csum_for(&cfg, AFXDP_RX_CSUM_NIC));
+    ovs_assert(afxdp_config_rx_csum_for(&cfg, AFXDP_RX_CSUM_VETH));
+    ovs_assert(afxdp_config_rx_csum_for(&cfg, AFXDP_RX_CSUM_TAP));
+    ovs_assert(afxdp_config_rx_csum_for(&cfg, AFXDP_RX_CSUM_GENERIC));
+    for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+        ovs_assert(afxdp_config_rx_csum_reason(all[i])[0]);
+    }
+    /* get_config leaves it out while automatic. */
+    check_left_out(&cfg, "rx-checksum-partial");
+
+    for (int on = 0; on < 2; on++) {
+        smap_replace(&args, "rx-checksum-partial", on ? "true" : "false");
+        ovs_assert(!afxdp_config_parse("p0", &args, &cfg, &msg));
+        ovs_assert(!cfg.rx_csum_partial_auto);
+        for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+            ovs_assert(afxdp_config_rx_csum_for(&cfg, all[i]) == on);
+        }
+        struct smap out = SMAP_INITIALIZER(&out);
+
+        afxdp_config_to_smap(&cfg, &out);
+        ovs_assert(!strcmp(smap_get(&out, "rx-checksum-partial"),
+                           on ? "true" : "false"));
+        smap_destroy(&out);
+    }
+    smap_destroy(&args);
+    printf("rx checksum check per device: ok\n");
 }
 
 /* What get_config reports parses back to the same configuration. */
@@ -415,6 +469,7 @@ test_afxdp_config_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     test_unknown_key();
     test_min_frames();
     test_ring_for();
+    test_rx_csum_for();
     test_round_trip();
     test_queue_modes();
     test_mode_plan();
