@@ -699,7 +699,7 @@ afxdp_config_ring_can_grow(const struct afxdp_config *cfg, bool veth)
  * options:rx-checksum-partial if given; otherwise wherever a sender's
  * partial checksum can reach the port.  A NIC's frames in native mode come
  * from a wire, whose senders' NICs completed their checksums, and the
- * look at each packet's headers (about 40 instructions a packet) is
+ * look at each packet's headers (about 50 instructions a packet) is
  * saved. */
 bool
 afxdp_config_rx_csum_for(const struct afxdp_config *cfg,
