@@ -24,6 +24,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
