@@ -159,4 +159,21 @@ afxdp_rx_hints(struct afxdp_queue *q, struct dp_packet *packet,
     }
 }
 
+/* Reads the hints of the batch's packet with count 'n_pkts' (see
+ * afxdp_rx_hints()) if the sampler times it or every packet's hints are
+ * read; otherwise leaves '*ts' as it is (0 for a packet just received) and
+ * reads nothing.  A queue without hints times no packet and reads none
+ * (its batch's 'next' is never reached, 'read_all' is false). */
+static inline ALWAYS_INLINE void
+afxdp_rx_hints_maybe(struct afxdp_queue *q, struct dp_packet *packet,
+                     uint64_t *ts, uint64_t addr, uint64_t frame,
+                     uint32_t n_pkts, struct afxdp_rx_hints_batch *hb)
+{
+    bool timed = afxdp_rx_timed(hb, n_pkts);
+
+    if (OVS_UNLIKELY(timed || hb->read_all)) {
+        afxdp_rx_hints(q, packet, ts, addr, frame, timed, hb);
+    }
+}
+
 #endif /* afxdp-rx-hints.h */

@@ -230,15 +230,9 @@ afxdp_rx_multi(struct afxdp_queue *q, uint32_t idx, uint32_t n_desc,
 
             dp_packet_put(packet, afxdp_pool_ptr(l, d->addr), d->len);
         }
-        if (q->hints) {
-            bool timed = afxdp_rx_timed(hb, n_pkts);
-
-            if (timed || hb->read_all) {
-                afxdp_rx_hints(q, packet, &bp->rx_ts, first->addr,
-                               afxdp_pool_frame_addr(l, first->addr), timed,
-                               hb);
-            }
-        }
+        afxdp_rx_hints_maybe(q, packet, &bp->rx_ts, first->addr,
+                             afxdp_pool_frame_addr(l, first->addr), n_pkts,
+                             hb);
         bp->seg_mtu = afxdp_txseg_src_mtu(dp_packet_data(packet), total,
                                           afxdp_pool_rx_mtu(l));
     } else {
@@ -345,7 +339,6 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
         struct afxdp_pool_frame *f;
         struct dp_packet_afxdp *xp;
         uint64_t frame;
-        bool timed;
 
         if (i + AFXDP_RX_PREFETCH < n) {
             afxdp_rx_prefetch(l, rx, idx, i + AFXDP_RX_PREFETCH,
@@ -401,11 +394,8 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
         /* No timestamp left from the frame's previous use, unless this
          * packet is timed. */
         f->rx_ts = 0;
-        timed = afxdp_rx_timed(&hb, n_pkts);
-        if (OVS_UNLIKELY(timed || hb.read_all)) {
-            afxdp_rx_hints(q, &xp->packet, &f->rx_ts, addr, frame, timed,
-                           &hb);
-        }
+        afxdp_rx_hints_maybe(q, &xp->packet, &f->rx_ts, addr, frame, n_pkts,
+                             &hb);
         batch->packets[first + n_pkts] = &xp->packet;
         bytes += len;
         n_pkts++;
@@ -1072,34 +1062,33 @@ afxdp_txq_send(struct afxdp_queue *q, struct dp_packet_batch *batch)
          * the checks (it passes them all). */
         if (OVS_UNLIKELY(size > fast_max || segsz)) {
             nd = afxdp_tx_n_descs(q, size);
-        }
-        /* Also a TSO packet within the MTU whose payload may be larger
-         * than its segment size (headers of at least 54 bytes). */
-        if (OVS_UNLIKELY(size > fast_max || segsz)
-            && (!nd || size > seg_above
+            /* Also a TSO packet within the MTU whose payload may be larger
+             * than its segment size (headers of at least 54 bytes). */
+            if (!nd || size > seg_above
                 || (segsz && size > segsz + ETH_HEADER_LEN + IP_HEADER_LEN
-                                    + TCP_HEADER_LEN))) {
-            struct afxdp_txseg seg;
+                                    + TCP_HEADER_LEN)) {
+                struct afxdp_txseg seg;
 
-            switch (afxdp_tx_seg_plan(q, mtu, q->tx_gso_fd < 0, packet,
-                                      &seg)) {
-            case AFXDP_TXSEG_OK:
-                /* After the packets before it, which go first. */
-                afxdp_txq_send_burst(q, pkts, n_descs, n, n_wanted);
-                n = n_wanted = 0;
-                afxdp_txq_send_tcp(q, mtu, packet, &seg);
-                continue;
-            case AFXDP_TXSEG_MALFORMED:
-                afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
-                continue;
-            case AFXDP_TXSEG_FITS:
-            case AFXDP_TXSEG_NOT_TCP:
-            default:
-                break;
-            }
-            if (!nd) {
-                n_oversize++;
-                continue;
+                switch (afxdp_tx_seg_plan(q, mtu, q->tx_gso_fd < 0, packet,
+                                          &seg)) {
+                case AFXDP_TXSEG_OK:
+                    /* After the packets before it, which go first. */
+                    afxdp_txq_send_burst(q, pkts, n_descs, n, n_wanted);
+                    n = n_wanted = 0;
+                    afxdp_txq_send_tcp(q, mtu, packet, &seg);
+                    continue;
+                case AFXDP_TXSEG_MALFORMED:
+                    afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
+                    continue;
+                case AFXDP_TXSEG_FITS:
+                case AFXDP_TXSEG_NOT_TCP:
+                default:
+                    break;
+                }
+                if (!nd) {
+                    n_oversize++;
+                    continue;
+                }
             }
         }
         n_descs[n] = nd;
