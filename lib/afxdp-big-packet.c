@@ -17,6 +17,8 @@
 
 #include "afxdp-big-packet.h"
 
+#include "netdev-afxdp-pool.h"
+
 struct afxdp_big_packet *
 afxdp_big_packet_new(uint32_t size, uint32_t headroom, uint32_t owner)
 {
@@ -36,5 +38,27 @@ afxdp_big_packet_new(uint32_t size, uint32_t headroom, uint32_t owner)
     bp->seg_mtu = 0;
     dp_packet_use_stub(&bp->packet, bp->data, allocated);
     dp_packet_reserve(&bp->packet, headroom);
+    return bp;
+}
+
+struct afxdp_big_packet *
+afxdp_big_packet_after(const struct dp_packet *first, uint32_t size,
+                       uint32_t headroom, uint32_t seg_mtu)
+{
+    const struct afxdp_big_packet *from = afxdp_big_packet_cast(first);
+    uint32_t owner = from ? from->owner : 0;
+    uint64_t rx_ts = from ? from->rx_ts : 0;
+    struct afxdp_big_packet *bp;
+
+    if (first->source == DPBUF_AFXDP) {
+        const struct afxdp_pool_frame *f = afxdp_pool_frame(
+            CONTAINER_OF(first, struct dp_packet_afxdp, packet));
+
+        owner = afxdp_pool_frame_owner(f);
+        rx_ts = f->rx_ts;
+    }
+    bp = afxdp_big_packet_new(size, headroom, owner);
+    bp->rx_ts = rx_ts;
+    bp->seg_mtu = seg_mtu;
     return bp;
 }

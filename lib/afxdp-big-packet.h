@@ -59,6 +59,14 @@ struct afxdp_big_packet *afxdp_big_packet_new(uint32_t size,
                                               uint32_t headroom,
                                               uint32_t owner);
 
+/* Returns a new packet as afxdp_big_packet_new() does, received as
+ * 'first' was (by its port, at its timestamp: 'first' is a packet of a
+ * UMEM frame or a big packet), with 'seg_mtu'. */
+struct afxdp_big_packet *afxdp_big_packet_after(const struct dp_packet *first,
+                                                uint32_t size,
+                                                uint32_t headroom,
+                                                uint32_t seg_mtu);
+
 /* The big packet that 'p' is, or NULL if 'p' is another kind of packet.
  * Reads nothing beyond 'p' unless its buffer starts where ours do. */
 static inline const struct afxdp_big_packet *

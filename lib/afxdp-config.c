@@ -44,7 +44,7 @@ static const char *const afxdp_option_keys[] = {
     "busy-poll-budget",
     "prefer-busy-poll", "rxq-busy-poll", "xdp-hints", "xdp-hints-dev-bound",
     "latency-sample", "tx-checksum-offload", "rx-checksum-partial",
-    "tx-segmentation",
+    "tx-segmentation", "rx-gro",
 };
 
 static const char *const afxdp_hints_names[] = {
@@ -104,6 +104,10 @@ afxdp_config_init(struct afxdp_config *cfg)
     /* The kernel: a TCP packet over the MTU leaves whole, as one GSO skb,
      * far cheaper than an skb per segment (see afxdp-txgso.h). */
     cfg->tx_seg_kernel = true;
+    /* On: consecutive TCP segments received back to back, a NIC's or a
+     * tunnel's, go through OVS and out of their port as one packet (see
+     * afxdp-rxgro.h). */
+    cfg->rx_gro = true;
     cfg->n_rxq = 0;
     cfg->start_queue = 0;
     cfg->busy_poll = 0;
@@ -479,6 +483,7 @@ afxdp_config_parse(const char *devname, const struct smap *args,
         { "umem-hugepages", &cfg->umem_hugepages },
         { "tx-checksum-offload", &cfg->tx_csum_offload },
         { "rx-checksum-partial", &cfg->rx_csum_partial },
+        { "rx-gro", &cfg->rx_gro },
     };
     for (size_t i = 0; i < ARRAY_SIZE(bools); i++) {
         value = smap_get(args, bools[i].key);
@@ -608,6 +613,7 @@ afxdp_config_to_smap(const struct afxdp_config *cfg, struct smap *args)
                  cfg->rx_csum_partial ? "true" : "false");
     }
     smap_add(args, "tx-segmentation", cfg->tx_seg_kernel ? "kernel" : "port");
+    smap_add(args, "rx-gro", cfg->rx_gro ? "true" : "false");
     smap_add_format(args, "busy-poll", "%"PRIu32, cfg->busy_poll);
     smap_add_format(args, "busy-poll-budget", "%"PRIu16,
                     cfg->busy_poll_budget);

@@ -75,6 +75,7 @@ struct afxdp_config {
     bool rx_csum_partial;       /* options:rx-checksum-partial. */
     bool rx_csum_partial_auto;  /* Not given: afxdp_config_rx_csum_for(). */
     bool tx_seg_kernel;         /* options:tx-segmentation=kernel. */
+    bool rx_gro;                /* options:rx-gro. */
     uint32_t busy_poll;         /* options:busy-poll, usecs, 0 = off. */
     uint16_t busy_poll_budget;  /* options:busy-poll-budget. */
     bool prefer_busy_poll;      /* options:prefer-busy-poll. */

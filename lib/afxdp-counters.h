@@ -80,7 +80,14 @@
                                          * not take (buffer full, VLAN       \
                                          * tag), cut here instead. */        \
     C(TX, DROP, tx_qos_drops)           /* Over the egress-policer's limit   \
-                                         * (afxdp-qos.h). */
+                                         * (afxdp-qos.h). */                 \
+    C(RX, COUNT, rx_gro_merged)         /* Packets that received TCP         \
+                                         * segments were merged into         \
+                                         * (afxdp-rxgro.h). */               \
+    C(RX, COUNT, rx_gro_segments)       /* The segments they took, also      \
+                                         * in 'rx_packets'. */               \
+    C(RX, COUNT, rx_gro_bad_csum)       /* Segments not merged for a         \
+                                         * wrong checksum. */
 
 /* XDP hints: in the custom statistics while the port decodes hints. */
 #define AFXDP_HINTS_COUNTERS(C)                                              \

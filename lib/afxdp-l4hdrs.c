@@ -34,13 +34,6 @@
 #define GENEVE_HLEN 8               /* Without its options. */
 #define GENEVE_PROTO_TEB 0x6558     /* Transparent Ethernet bridging. */
 
-/* The 16-bit big-endian value at 'p', in host order. */
-static uint16_t
-be16_at(const uint8_t *p)
-{
-    return (p[0] << 8) | p[1];
-}
-
 /* Parses the IPv4 header at 'ofs' of the 'size' bytes at 'data' into 'h'.
  * Returns false if it is not a whole, unfragmented IPv4 packet. */
 static bool
@@ -151,10 +144,10 @@ afxdp_l4hdrs_tunnel(const uint8_t *data, const struct afxdp_l4hdrs *udp)
     const uint8_t *t = data + ofs;
 
     if (udp->proto != IPPROTO_UDP || end < ofs + GENEVE_HLEN
-        || be16_at(data + udp->l4_ofs + 4) != udp->l4_len) {
+        || afxdp_l4hdrs_get16(data + udp->l4_ofs + 4) != udp->l4_len) {
         return 0;
     }
-    switch (be16_at(data + udp->l4_ofs + 2)) {
+    switch (afxdp_l4hdrs_get16(data + udp->l4_ofs + 2)) {
     case VXLAN_DST_PORT:
         if (!(t[0] & VXLAN_FLAG_I)) {
             return 0;
@@ -164,7 +157,7 @@ afxdp_l4hdrs_tunnel(const uint8_t *data, const struct afxdp_l4hdrs *udp)
     case GENEVE_DST_PORT:
         /* Version 0, not a control packet, Ethernet inside. */
         if (t[0] >> 6 || t[1] & 0x80
-            || be16_at(t + 2) != GENEVE_PROTO_TEB) {
+            || afxdp_l4hdrs_get16(t + 2) != GENEVE_PROTO_TEB) {
             return 0;
         }
         ofs += GENEVE_HLEN + (t[0] & 0x3f) * 4;

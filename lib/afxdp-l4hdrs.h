@@ -52,4 +52,19 @@ bool afxdp_l4hdrs_parse(const uint8_t *data, uint32_t size,
 uint32_t afxdp_l4hdrs_tunnel(const uint8_t *data,
                              const struct afxdp_l4hdrs *udp);
 
+/* The 16-bit big-endian field at 'p', in host order; and a store of one:
+ * for the header fields that the send and receive paths rewrite. */
+static inline uint16_t
+afxdp_l4hdrs_get16(const uint8_t *p)
+{
+    return (p[0] << 8) | p[1];
+}
+
+static inline void
+afxdp_l4hdrs_put16(uint8_t *p, uint16_t v)
+{
+    p[0] = v >> 8;
+    p[1] = v;
+}
+
 #endif /* afxdp-l4hdrs.h */

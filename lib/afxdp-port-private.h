@@ -72,6 +72,8 @@ struct afxdp_queue {
         bool rx_csum_fix;                       /* options:rx-checksum-
                                                  * partial (see
                                                  * afxdp-rxcsum.h). */
+        bool rx_gro;                            /* options:rx-gro (see
+                                                 * afxdp-rxgro.h). */
         const struct xdp_hints_decoder *hints;  /* NULL: hints off. */
         struct afxdp_latency_hist *k2p;         /* Kernel to PMD, if
                                                  * 'hints'. */

@@ -38,6 +38,7 @@
 #include "afxdp-qos.h"
 #include "afxdp-rx-hints.h"
 #include "afxdp-rxcsum.h"
+#include "afxdp-rxgro.h"
 #include "afxdp-txcsum.h"
 #include "afxdp-txgso.h"
 #include "afxdp-txseg.h"
@@ -261,6 +262,35 @@ afxdp_rx_csum(struct afxdp_queue *q, struct dp_packet_batch *batch,
     }
 }
 
+/* The packet that a run of TCP segments received on an afxdp port merges
+ * into (afxdp_rxgro_new_packet): see afxdp_big_packet_after(). */
+static struct dp_packet *
+afxdp_rx_gro_new(const struct dp_packet *first, uint32_t size,
+                 uint32_t seg_mtu)
+{
+    return &afxdp_big_packet_after(first, size, AFXDP_RX_HEADROOM,
+                                   seg_mtu)->packet;
+}
+
+/* Merges the runs of TCP segments among the packets of 'batch' from the
+ * 'first'th on, just received on 'q' (see afxdp-rxgro.h), and counts
+ * them. */
+static void
+afxdp_rx_gro(struct afxdp_queue *q, struct dp_packet_batch *batch,
+             size_t first)
+{
+    struct afxdp_rxgro_stats st = { 0, 0, 0 };
+
+    afxdp_rxgro_batch(batch, first, afxdp_rx_gro_new, &st);
+    if (st.merged) {
+        afxdp_counter_add(&q->rx_gro_merged, st.merged);
+        afxdp_counter_add(&q->rx_gro_segments, st.segs);
+    }
+    if (OVS_UNLIKELY(st.bad_csum)) {
+        afxdp_counter_add(&q->rx_gro_bad_csum, st.bad_csum);
+    }
+}
+
 /* Frames whose data the receive loop asks the CPU for ahead of its use:
  * in copy mode the kernel wrote them on another CPU, and waiting for each
  * line as the loop reaches it would cost a cache miss per packet. */
@@ -436,6 +466,9 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
         if (OVS_UNLIKELY(hb.n_stale_marks)) {
             afxdp_counter_add(&q->rx_mark_stale, hb.n_stale_marks);
         }
+    }
+    if (q->rx_gro && n_pkts > 1) {
+        afxdp_rx_gro(q, batch, first);
     }
     return n_pkts;
 }

@@ -42,23 +42,6 @@
 #define UDP_LEN_OFS 4
 #define UDP_CSUM_OFS 6
 
-static void
-put16(uint8_t *p, uint16_t v)
-{
-    ovs_be16 be = htons(v);
-
-    memcpy(p, &be, sizeof be);
-}
-
-static uint16_t
-get16(const uint8_t *p)
-{
-    ovs_be16 be;
-
-    memcpy(&be, p, sizeof be);
-    return ntohs(be);
-}
-
 /* Sum of the pseudo-header of the IP header 'h' describes in 'data',
  * without its length, for protocol 'proto'. */
 static uint32_t
@@ -91,7 +74,7 @@ afxdp_txseg_plan_tunnel(const uint8_t *data, struct afxdp_txseg *seg)
     o->l3_ofs = h->l3_ofs;
     o->l4_ofs = h->l4_ofs;
     o->ipv6 = h->ipv6;
-    o->udp_csum = get16(data + h->l4_ofs + UDP_CSUM_OFS) != 0;
+    o->udp_csum = afxdp_l4hdrs_get16(data + h->l4_ofs + UDP_CSUM_OFS) != 0;
     o->pseudo = afxdp_txseg_pseudo(data, h, IPPROTO_UDP);
     in.l3_ofs += inner;
     in.l4_ofs += inner;
@@ -201,7 +184,7 @@ afxdp_txseg_csum_partial(const struct afxdp_txseg *seg, uint8_t *hdr,
     if (!h->ipv6) {
         uint8_t *ip = hdr + h->l3_ofs;
 
-        put16(ip + IP4_CSUM, 0);
+        afxdp_l4hdrs_put16(ip + IP4_CSUM, 0);
         sum = csum(ip, h->l4_ofs - h->l3_ofs);
         memcpy(ip + IP4_CSUM, &sum, sizeof sum);
     }
@@ -233,26 +216,26 @@ afxdp_txseg_write_outer(const struct afxdp_txseg *seg, uint32_t i,
     ovs_be16 sum;
 
     if (o->ipv6) {
-        put16(ip + IP6_PLEN, udp_len);
+        afxdp_l4hdrs_put16(ip + IP6_PLEN, udp_len);
     } else {
-        put16(ip + IP4_TOT_LEN, len - o->l3_ofs);
-        put16(ip + IP4_ID, get16(ip + IP4_ID) + i);
-        put16(ip + IP4_CSUM, 0);
+        afxdp_l4hdrs_put16(ip + IP4_TOT_LEN, len - o->l3_ofs);
+        afxdp_l4hdrs_put16(ip + IP4_ID, afxdp_l4hdrs_get16(ip + IP4_ID) + i);
+        afxdp_l4hdrs_put16(ip + IP4_CSUM, 0);
         sum = csum(ip, o->l4_ofs - o->l3_ofs);
         memcpy(ip + IP4_CSUM, &sum, sizeof sum);
     }
-    put16(udp + UDP_LEN_OFS, udp_len);
+    afxdp_l4hdrs_put16(udp + UDP_LEN_OFS, udp_len);
     if (!o->udp_csum) {
         return;
     }
-    put16(udp + UDP_CSUM_OFS, 0);
+    afxdp_l4hdrs_put16(udp + UDP_CSUM_OFS, 0);
     part = csum_continue(csum_add16(o->pseudo, htons(udp_len)), udp,
                          seg->h.l4_ofs - o->l4_ofs);
     part = csum_add16(part, csum_finish(in_pseudo));
     sum = csum_finish(part);
     memcpy(udp + UDP_CSUM_OFS, &sum, sizeof sum);
     if (!sum) {
-        put16(udp + UDP_CSUM_OFS, 0xffff);
+        afxdp_l4hdrs_put16(udp + UDP_CSUM_OFS, 0xffff);
     }
 }
 
@@ -280,10 +263,10 @@ afxdp_txseg_write(const struct afxdp_txseg *seg, const uint8_t *data,
     memcpy(dst + seg->hdr_len, data + seg->hdr_len + off, len);
 
     if (h->ipv6) {
-        put16(ip + IP6_PLEN, l4_len);
+        afxdp_l4hdrs_put16(ip + IP6_PLEN, l4_len);
     } else {
-        put16(ip + IP4_TOT_LEN, h->l4_ofs - h->l3_ofs + l4_len);
-        put16(ip + IP4_ID, get16(ip + IP4_ID) + i);
+        afxdp_l4hdrs_put16(ip + IP4_TOT_LEN, h->l4_ofs - h->l3_ofs + l4_len);
+        afxdp_l4hdrs_put16(ip + IP4_ID, afxdp_l4hdrs_get16(ip + IP4_ID) + i);
     }
 
     memcpy(&seq, tcp + TCP_SEQ_OFS, sizeof seq);

@@ -847,6 +847,7 @@ afxdp_port_open(struct afxdp_port *port, struct netdev_linux *dev,
         q->tx_gso_fd = port->tx_gso_fd;
         q->hints = port->hints_dec;
         q->rx_csum_fix = port->rx_csum;
+        q->rx_gro = cfg->rx_gro;
         q->marks = afxdp_offload_serials(port->offload);
         q->netdev = port->netdev;
         q->ring_grow = port->ring_can_grow ? &port->ring_grow : NULL;

@@ -19,7 +19,10 @@
 /* Big-endian loads and stores at any alignment, for the unit tests that
  * build frames and read them back byte by byte. */
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "packets.h"
 
 static inline uint16_t
 tab_get16(const uint8_t *p)
@@ -45,6 +48,25 @@ tab_put32(uint8_t *p, uint32_t v)
 {
     tab_put16(p, v >> 16);
     tab_put16(p + 2, v);
+}
+
+/* Writes at 'b' an Ethernet header (addresses 'base', 'base' + 1, ...),
+ * with an 802.1Q tag if 'vlan', for IPv6 or IPv4; returns its length. */
+static inline uint32_t
+tab_put_eth(uint8_t *b, uint8_t base, bool vlan, bool ipv6)
+{
+    uint32_t o = 0;
+
+    for (int i = 0; i < 12; i++) {
+        b[o++] = base + i;
+    }
+    if (vlan) {
+        tab_put16(b + o, ETH_TYPE_VLAN_8021Q);
+        tab_put16(b + o + 2, 300);
+        o += VLAN_HEADER_LEN;
+    }
+    tab_put16(b + o, ipv6 ? ETH_TYPE_IPV6 : ETH_TYPE_IP);
+    return o + 2;
 }
 
 #endif /* test-afxdp-bytes.h */

@@ -177,6 +177,7 @@ test_bad_values(void)
     check_bad("busy-poll-budget", "0", "an integer from 1 to 65535");
     check_bad("busy-poll-budget", "65536", "an integer from 1 to 65535");
     check_bad("prefer-busy-poll", "yes", "true or false");
+    check_bad("rx-gro", "on", "true or false");
     check_bad("latency-sample", "0", "an integer from 1 to 65536");
     check_bad("latency-sample", "65537", "an integer from 1 to 65536");
     check_bad("latency-sample", "1/16", "an integer from 1 to 65536");

@@ -82,23 +82,6 @@ struct tnl_ofs {
 #define ID_IN 0xfffe
 #define TCP_HLEN 32             /* With timestamps. */
 
-static uint32_t
-put_eth(uint8_t *b, uint8_t base, bool vlan, bool ipv6)
-{
-    uint32_t o = 0;
-
-    for (int i = 0; i < 12; i++) {
-        b[o++] = base + i;
-    }
-    if (vlan) {
-        tab_put16(b + o, ETH_TYPE_VLAN_8021Q);
-        tab_put16(b + o + 2, 300);
-        o += VLAN_HEADER_LEN;
-    }
-    tab_put16(b + o, ipv6 ? ETH_TYPE_IPV6 : ETH_TYPE_IP);
-    return o + 2;
-}
-
 /* Writes an IP header at 'b' for 'l4_len' bytes of protocol 'proto';
  * returns its length. */
 static uint32_t
@@ -140,7 +123,7 @@ build(const struct tnl_case *c, struct tnl_ofs *t)
     uint8_t *b = xzalloc(256 + inner_len);
     uint32_t o;
 
-    t->o3 = put_eth(b, 0x10, c->outer_vlan, c->outer_ipv6);
+    t->o3 = tab_put_eth(b, 0x10, c->outer_vlan, c->outer_ipv6);
     t->o4 = t->o3 + put_ip(b + t->o3, c->outer_ipv6, IPPROTO_UDP, udp_len,
                            ID_OUT, 0x40);
     tab_put16(b + t->o4, 51000);
@@ -159,7 +142,7 @@ build(const struct tnl_case *c, struct tnl_ofs *t)
         }
     }
     t->in = o + tnl_hlen;
-    t->i3 = t->in + put_eth(b + t->in, 0x20, false, c->inner_ipv6);
+    t->i3 = t->in + tab_put_eth(b + t->in, 0x20, false, c->inner_ipv6);
     t->i4 = t->i3 + put_ip(b + t->i3, c->inner_ipv6, c->inner_proto, i_l4,
                            ID_IN, 0x80);
     o = t->i4;
