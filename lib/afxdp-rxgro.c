@@ -305,14 +305,15 @@ rxgro_merge(struct dp_packet *pkts[], const struct afxdp_rxgro_seg segs[],
 }
 
 /* Parses packet 'p' into 's' if it may join a run: see
- * afxdp_rxgro_parse().  A packet whose checksum the receive path marked
- * partial for OVS (OVS 3.3 and later: afxdp-rxcsum.h) holds only the
- * pseudo-header's sum, which no check here would take: it is left as it
- * is. */
+ * afxdp_rxgro_parse().  A packet shorter than AFXDP_RXGRO_MIN_LEN is not
+ * looked at.  A packet whose checksum the receive path marked partial for
+ * OVS (OVS 3.3 and later: afxdp-rxcsum.h) holds only the pseudo-header's
+ * sum, which no check here would take: it is left as it is. */
 static bool
 rxgro_candidate(struct dp_packet *p, struct afxdp_rxgro_seg *s)
 {
-    return (!afxdp_packet_l4_partial(p)
+    return (dp_packet_size(p) >= AFXDP_RXGRO_MIN_LEN
+            && !afxdp_packet_l4_partial(p)
             && afxdp_rxgro_parse(dp_packet_data(p), dp_packet_size(p), s));
 }
 

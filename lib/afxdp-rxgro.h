@@ -48,6 +48,7 @@
  *     that nothing follows is not checked, nor changed.  A packet whose
  *     checksum is marked partial for OVS (from a container: afxdp-rxcsum.h)
  *     is left as it is.
+ * Packets shorter than AFXDP_RXGRO_MIN_LEN are left alone.
  * A run ends at the first packet that does not join it; packets of other
  * connections between two segments end it too, so the order of every
  * connection's packets is kept.  The merged packet has A's headers with
@@ -66,6 +67,11 @@
 
 struct dp_packet;
 struct dp_packet_batch;
+
+/* The shortest packet that may join a run.  Merging small segments saves
+ * little, and a burst of small packets (64-byte forwarding) then costs one
+ * comparison a packet, not a look at its headers. */
+#define AFXDP_RXGRO_MIN_LEN 256
 
 /* Most segments one merged packet takes: a receive call's burst. */
 #define AFXDP_RXGRO_MAX_SEGS 64

@@ -22,7 +22,8 @@
  * them and the segment size noted.  Then the runs that must end: a gap in
  * the sequence, a segment out of order, a wrong checksum (counted, and
  * the segment left as it was), FIN, PSH in the middle, a short segment in
- * the middle, other TCP options, two connections interleaved.
+ * the middle, other TCP options, two connections interleaved; and small
+ * segments, which are not looked at.
  *
  * Usage: ovstest test-afxdp-rxgro
  * Needs no privileges.  Prints one line per case and "PASS" at the end;
@@ -430,6 +431,20 @@ check_rules(void)
         tab_put32(d + p.i4 + 4, tab_get32(d + p.i4 + 4) - 100);
         fix_csums(&s, &p, batch.packets[2]);
         check_runs(&batch, (size_t[]) { 2, 1 }, 2, 0);
+        free(p.b);
+    }
+
+    /* Segments shorter than AFXDP_RXGRO_MIN_LEN are not looked at. */
+    {
+        static const struct gro_case s = {
+            "bare ipv4, small", BARE, false, false, false, false, 1000, 200
+        };
+        struct built p = build(&s, false);
+
+        cut(&s, &p, &batch);
+        ovs_assert(dp_packet_batch_size(&batch) == 7);
+        ovs_assert(dp_packet_size(batch.packets[0]) < AFXDP_RXGRO_MIN_LEN);
+        check_runs(&batch, (size_t[]) { 1, 1, 1, 1, 1, 1, 1 }, 7, 0);
         free(p.b);
     }
 }
