@@ -335,7 +335,7 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
     const struct xsk_ring_cons *rx = &xsk->rx;
     struct afxdp_rx_hints_batch hb;
     struct afxdp_rx_returns ret;
-    uint32_t i, n_pkts = 0, n_given = 0, n_multi = 0;
+    uint32_t i, n_pkts = 0, n_given = 0, n_multi = 0, n_big = 0;
     uint32_t max = MIN(n, AFXDP_RX_PREFETCH);
     size_t first = dp_packet_batch_size(batch);
     /* The packets go straight into the batch's array, which holds at least
@@ -428,6 +428,7 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
                              &hb);
         batch->packets[first + n_pkts] = &xp->packet;
         bytes += len;
+        n_big += len >= AFXDP_RXGRO_MIN_LEN;
         n_pkts++;
         n_given++;
     }
@@ -467,7 +468,9 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
             afxdp_counter_add(&q->rx_mark_stale, hb.n_stale_marks);
         }
     }
-    if (q->rx_gro && n_pkts > 1) {
+    /* Only a burst with two packets that may merge pays for the look
+     * (multi-buffer packets are large). */
+    if (q->rx_gro && n_big + n_multi > 1) {
         afxdp_rx_gro(q, batch, first);
     }
     return n_pkts;
