@@ -512,6 +512,8 @@ afxdp_port_status(struct afxdp_port *port, struct smap *smap)
     } else {
         smap_add(smap, "tx-segmentation", "port");
     }
+    /* Whether received TCP segments are merged (see afxdp-rxgro.h). */
+    smap_add(smap, "rx-gro", port->active.rx_gro ? "on" : "off");
     /* What becomes of a received pseudo-header-only checksum (see
      * afxdp-rxcsum.h). */
     smap_add(smap, "rx-csum-partial",
