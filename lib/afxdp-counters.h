@@ -76,6 +76,10 @@
     C(TX, COUNT, tx_gso_segments)       /* The segments they make at the     \
                                          * device's MTU, also in             \
                                          * 'tx_packets'. */                  \
+    C(TX, COUNT, tx_gso_tunnel)         /* Of 'tx_gso', those in a VXLAN     \
+                                         * or Geneve tunnel, sent as trains  \
+                                         * (afxdp-txgso.h). */               \
+    C(TX, COUNT, tx_gso_trains)         /* The trains they went in. */       \
     C(TX, COUNT, tx_gso_refused)        /* Packets the packet socket did     \
                                          * not take (buffer full, VLAN       \
                                          * tag), cut here instead. */        \
@@ -87,7 +91,15 @@
     C(RX, COUNT, rx_gro_segments)       /* The segments they took, also      \
                                          * in 'rx_packets'. */               \
     C(RX, COUNT, rx_gro_bad_csum)       /* Segments not merged for a         \
-                                         * wrong checksum. */
+                                         * wrong checksum. */                \
+    C(RX, COUNT, rx_gro_trains)         /* Trains of tunnelled TCP           \
+                                         * segments received whole and       \
+                                         * merged (afxdp-rxgro.h). */        \
+    C(RX, COUNT, rx_gro_train_segments) /* The segments they held ('rx_      \
+                                         * packets' counts a train once). */ \
+    C(RX, COUNT, rx_gro_bad_train)      /* Frames over the MTU that looked   \
+                                         * like trains but were none, left   \
+                                         * as they are. */
 
 /* XDP hints: in the custom statistics while the port decodes hints. */
 #define AFXDP_HINTS_COUNTERS(C)                                              \

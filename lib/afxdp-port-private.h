@@ -145,6 +145,16 @@ struct afxdp_queue {
                                                  * whole through AF_XDP
                                                  * (afxdp-txgso.h), -1 if
                                                  * none. */
+        uint8_t *tx_train;                      /* Where tunnelled TCP
+                                                 * packets are written as
+                                                 * trains for it
+                                                 * (AFXDP_TXGSO_TRAIN_BUF
+                                                 * bytes), or NULL until
+                                                 * the first. */
+        bool tx_no_trains;                      /* The kernel refused a
+                                                 * train (no UDP GSO):
+                                                 * such packets are cut
+                                                 * here. */
         struct afxdp_pair *pairs;               /* AFXDP_MAX_PAIRS ingress
                                                  * ports' latency to here. */
         atomic_uint64_t tx_pairs_full;          /* Samples of ingress ports
@@ -156,6 +166,17 @@ struct afxdp_queue {
                                                  * (afxdp-qos.h). */
     );
 };
+
+/* Adds 'n' to counter 'c' of a queue: single writer (the queue's owner), so
+ * no read-modify-write atomic. */
+static inline void
+afxdp_counter_add(atomic_uint64_t *c, uint64_t n)
+{
+    uint64_t v;
+
+    atomic_read_relaxed(c, &v);
+    atomic_store_relaxed(c, v + n);
+}
 
 /* lib/netdev-linux-private.h gives every afxdp netdev an array 'tx_locks'
  * of 'struct netdev_afxdp_tx_lock', a type it names for a tx queue's lock

@@ -229,13 +229,15 @@ rxgro_write_ip(uint8_t *ip, bool ipv6, uint32_t hlen, uint32_t len)
     memcpy(ip + IP4_CSUM, &sum, sizeof sum);
 }
 
-/* Merges the 'n' segments 'pkts', which afxdp_rxgro_parse() made 'segs' of
- * and whose payload sums are 'psums', into one new packet from
- * 'new_packet', and returns it.  Leaves 'pkts' as they are. */
+/* Merges the 'n' segments at 'datas', which afxdp_rxgro_parse() made
+ * 'segs' of and whose payload sums are 'psums', into one new packet from
+ * 'new_packet' with 'first' (the packet the first segment came in), and
+ * returns it.  Reads the first segment's headers and every segment's
+ * payload (at datas[k] + segs[0].hdr_len) only. */
 static struct dp_packet *
-rxgro_merge(struct dp_packet *pkts[], const struct afxdp_rxgro_seg segs[],
-            const uint32_t psums[], size_t n,
-            afxdp_rxgro_new_packet *new_packet)
+rxgro_merge(const struct dp_packet *first, const uint8_t *const datas[],
+            const struct afxdp_rxgro_seg segs[], const uint32_t psums[],
+            size_t n, afxdp_rxgro_new_packet *new_packet)
 {
     const struct afxdp_rxgro_seg *a = &segs[0];
     uint32_t in_hlen = a->in.l4_ofs - a->in.l3_ofs;
@@ -250,15 +252,13 @@ rxgro_merge(struct dp_packet *pkts[], const struct afxdp_rxgro_seg segs[],
         payload += segs[k].payload;
     }
     size = a->hdr_len + payload;
-    m = new_packet(pkts[0], size, in_hlen + thl + a->payload);
+    m = new_packet(first, size, in_hlen + thl + a->payload);
     d = dp_packet_put_uninit(m, size);
-    memcpy(d, dp_packet_data(pkts[0]), a->hdr_len);
+    memcpy(d, datas[0], a->hdr_len);
     for (size_t k = 0; k < n; k++) {
         uint16_t s = afxdp_csum_fold16(psums[k]);
 
-        memcpy(d + a->hdr_len + pos,
-               (const uint8_t *) dp_packet_data(pkts[k]) + a->hdr_len,
-               segs[k].payload);
+        memcpy(d + a->hdr_len + pos, datas[k] + a->hdr_len, segs[k].payload);
         /* A payload that starts at an odd byte of the merged one adds its
          * 16-bit words the other way round. */
         sum += pos & 1 ? (uint16_t) ((s << 8) | (s >> 8)) : s;
@@ -383,9 +383,13 @@ afxdp_rxgro_batch(struct dp_packet_batch *batch, size_t first,
             }
         }
         if (k > 1) {
-            struct dp_packet *m = rxgro_merge(&batch->packets[i], segs,
-                                              psums, k, new_packet);
+            const uint8_t *datas[AFXDP_RXGRO_MAX_SEGS];
+            struct dp_packet *m;
 
+            for (size_t j = 0; j < k; j++) {
+                datas[j] = dp_packet_data(batch->packets[i + j]);
+            }
+            m = rxgro_merge(p, datas, segs, psums, k, new_packet);
             for (size_t j = 0; j < k; j++) {
                 dp_packet_delete(batch->packets[i + j]);
             }
@@ -398,4 +402,156 @@ afxdp_rxgro_batch(struct dp_packet_batch *batch, size_t first,
         i += k;
     }
     batch->count = out;
+}
+
+/* Trains (see afxdp-rxgro.h). */
+
+/* Longest outer headers of a train: Ethernet, two VLAN tags, IPv4 with
+ * options, UDP. */
+#define RXGRO_TRAIN_MAX_OUTER (ETH_HEADER_LEN + 8 + 60 + UDP_HEADER_LEN)
+
+/* Rewrites the outer headers at 'hdr', which 'out' describes, for a
+ * segment of 'len' bytes of UDP payload: the IP and UDP lengths, the IPv4
+ * header checksum, and no UDP checksum (a train's is only partial: its
+ * sender's kernel computes each segment's). */
+static void
+rxgro_train_outer(uint8_t *hdr, const struct afxdp_l4hdrs *out, uint32_t len)
+{
+    uint32_t ip_hlen = out->l4_ofs - out->l3_ofs;
+
+    rxgro_write_ip(hdr + out->l3_ofs, out->ipv6, ip_hlen,
+                   ip_hlen + UDP_HEADER_LEN + len);
+    afxdp_l4hdrs_put16(hdr + out->l4_ofs + UDP_LEN, UDP_HEADER_LEN + len);
+    afxdp_l4hdrs_put16(hdr + out->l4_ofs + UDP_CSUM, 0);
+}
+
+/* Checks the 'n' segments of 'chunk' bytes of the train at 'd', whose
+ * first 'o_len' bytes are its outer headers 'out' (a copy of them in
+ * 'orig'), of 'udp_pl' bytes of UDP payload in all.  Each segment is
+ * looked at in place as a packet of its own: the outer headers, rewritten
+ * for it, go in front of it, over the last bytes of the segment before
+ * (saved and put back once it is checked; the segment before was checked
+ * already), so that afxdp_rxgro_parse(), afxdp_rxgro_follows() and
+ * afxdp_rxgro_csum_ok() take it as they take a received segment.  Fills
+ * 'segs', 'psums' and 'datas' for rxgro_merge(); leaves the first
+ * segment's outer headers in front of the train (the caller puts 'orig'
+ * back).  Returns true if the train is one run. */
+static bool
+rxgro_train_check(uint8_t *d, const struct afxdp_l4hdrs *out,
+                  const uint8_t orig[], uint32_t o_len, uint32_t chunk,
+                  uint32_t udp_pl, uint32_t n, struct afxdp_rxgro_seg segs[],
+                  uint32_t psums[], const uint8_t *datas[])
+{
+    uint8_t hdr[RXGRO_TRAIN_MAX_OUTER], stash[RXGRO_TRAIN_MAX_OUTER];
+    uint32_t next = 0;
+
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t len = MIN(chunk, udp_pl - k * chunk);
+        uint8_t *v = d + k * chunk;
+        struct afxdp_rxgro_seg *s = &segs[k];
+        bool last = k + 1 == n;
+        bool ok;
+
+        memcpy(hdr, orig, o_len);
+        rxgro_train_outer(hdr, out, len);
+        if (k) {
+            memcpy(stash, v, o_len);
+        }
+        memcpy(v, hdr, o_len);
+        ok = afxdp_rxgro_parse(v, o_len + len, s) && s->tunnel;
+        if (ok && !k) {
+            /* Each view's outer headers lie over the segment before's
+             * last bytes, never over the first one's headers. */
+            ok = s->payload >= o_len && !(s->flags & FLAG_PSH);
+        } else if (ok) {
+            ok = (s->seq == next
+                  && (last ? s->payload <= segs[0].payload
+                      : (s->payload == segs[0].payload
+                         && !(s->flags & FLAG_PSH)))
+                  && afxdp_rxgro_follows(d, &segs[0], v, s));
+        }
+        ok = ok && afxdp_rxgro_csum_ok(v, s, &psums[k]);
+        if (k) {
+            memcpy(v, stash, o_len);
+        }
+        if (!ok) {
+            return false;
+        }
+        next = s->seq + s->payload;
+        datas[k] = v;
+    }
+    return true;
+}
+
+/* If 'p' is a train (see afxdp-rxgro.h), returns the packet its segments
+ * merge into, from 'new_packet', and leaves 'p' for the caller to free;
+ * else returns NULL, with 'p' as it was.  Adds what it did to 'st'. */
+struct dp_packet *
+afxdp_rxgro_train(struct dp_packet *p, afxdp_rxgro_new_packet *new_packet,
+                  struct afxdp_rxgro_stats *st)
+{
+    struct afxdp_rxgro_seg segs[AFXDP_RXGRO_MAX_SEGS];
+    const uint8_t *datas[AFXDP_RXGRO_MAX_SEGS];
+    uint32_t psums[AFXDP_RXGRO_MAX_SEGS];
+    uint8_t orig[RXGRO_TRAIN_MAX_OUTER];
+    uint8_t *d = dp_packet_data(p);
+    uint32_t inner, o_len, chunk, udp_pl, n;
+    struct afxdp_l4hdrs out, in;
+    bool ok;
+
+    if (!afxdp_l4hdrs_parse(d, dp_packet_size(p), &out)
+        || out.proto != IPPROTO_UDP) {
+        return NULL;
+    }
+    inner = afxdp_l4hdrs_tunnel(d, &out);
+    o_len = out.l4_ofs + UDP_HEADER_LEN;
+    if (!inner || o_len > sizeof orig
+        || !afxdp_l4hdrs_parse(d + inner, out.l4_ofs + out.l4_len - inner,
+                               &in)
+        || in.proto != IPPROTO_TCP || !in.trailer) {
+        return NULL;
+    }
+    /* A segment: from the UDP payload's start to the inner IP packet's
+     * end; the rest of the UDP payload is the segments after it. */
+    chunk = inner + in.l4_ofs + in.l4_len - o_len;
+    udp_pl = out.l4_len - UDP_HEADER_LEN;
+    n = DIV_ROUND_UP(udp_pl, chunk);
+    if (n > AFXDP_RXGRO_MAX_SEGS) {
+        st->bad_trains++;
+        return NULL;
+    }
+    memcpy(orig, d, o_len);
+    ok = rxgro_train_check(d, &out, orig, o_len, chunk, udp_pl, n, segs,
+                           psums, datas);
+    /* The merged packet takes the train's own outer headers (lengths and
+     * checksums are computed afresh): a partial UDP checksum, nonzero,
+     * gets a full one. */
+    memcpy(d, orig, o_len);
+    if (!ok) {
+        st->bad_trains++;
+        return NULL;
+    }
+    st->trains++;
+    st->train_segs += n;
+    return rxgro_merge(p, datas, segs, psums, n, new_packet);
+}
+
+/* Replaces every train among the packets of 'batch' from its 'first'th on
+ * that are longer than 'min_size' by the packet it merges into (see
+ * afxdp_rxgro_train()).  Adds what it did to 'st'. */
+void
+afxdp_rxgro_trains(struct dp_packet_batch *batch, size_t first,
+                   uint32_t min_size, afxdp_rxgro_new_packet *new_packet,
+                   struct afxdp_rxgro_stats *st)
+{
+    for (size_t i = first; i < batch->count; i++) {
+        struct dp_packet *p = batch->packets[i];
+        struct dp_packet *m;
+
+        if (dp_packet_size(p) > min_size
+            && (m = afxdp_rxgro_train(p, new_packet, st))) {
+            dp_packet_delete(p);
+            batch->packets[i] = m;
+        }
+    }
 }

@@ -49,6 +49,25 @@
  *     checksum is marked partial for OVS (from a container: afxdp-rxcsum.h)
  *     is left as it is.
  * Packets shorter than AFXDP_RXGRO_MIN_LEN are left alone.
+ *
+ * Trains.  An afxdp port sends a TCP packet over its MTU that is in a
+ * VXLAN or Geneve tunnel as a "train" through its packet socket
+ * (afxdp-txgso.h): one UDP GSO packet whose payload is the segments' own
+ * UDP payloads (tunnel header, inner Ethernet, IP, TCP, payload) end to
+ * end, each but the last of the same size, for the kernel to cut at that
+ * size and give each piece the outer headers.  A NIC (or the kernel's
+ * GSO) cuts it; a veth hands it whole to its peer, and when the peer is
+ * an afxdp port it comes out of the rx ring as one frame over the MTU:
+ * outer headers whose lengths cover the whole train, then the first
+ * segment, whose inner IP packet ends before the UDP payload does, then
+ * the others.  OVS would take the bytes after the first inner packet for
+ * padding and lose them.  afxdp_rxgro_train() recognises such a frame,
+ * checks every segment as a run's (the same rules, but for the outer UDP
+ * checksum, which in a train is only partial) and merges them into one
+ * packet, as if they had come as separate segments: whatever 'rx-gro'
+ * says, since a train's bytes are no packet OVS could take.  A frame
+ * that looks like a train but is not one (a segment that does not follow,
+ * a wrong checksum) is counted and left as it is.
  * A run ends at the first packet that does not join it; packets of other
  * connections between two segments end it too, so the order of every
  * connection's packets is kept.  The merged packet has A's headers with
@@ -102,15 +121,25 @@ typedef struct dp_packet *afxdp_rxgro_new_packet(const struct dp_packet *first,
                                                  uint32_t size,
                                                  uint32_t seg_mtu);
 
-/* What afxdp_rxgro_batch() did. */
+/* What afxdp_rxgro_batch() and afxdp_rxgro_trains() did. */
 struct afxdp_rxgro_stats {
-    uint32_t merged;            /* Packets made. */
+    uint32_t merged;            /* Packets made of runs. */
     uint32_t segs;              /* Segments they took. */
     uint32_t bad_csum;          /* Segments left alone for a wrong
                                  * checksum. */
+    uint32_t trains;            /* Trains merged. */
+    uint32_t train_segs;        /* The segments they held. */
+    uint32_t bad_trains;        /* Packets that looked like trains but
+                                 * were none (left as they are). */
 };
 
 void afxdp_rxgro_batch(struct dp_packet_batch *, size_t first,
                        afxdp_rxgro_new_packet *, struct afxdp_rxgro_stats *);
+struct dp_packet *afxdp_rxgro_train(struct dp_packet *,
+                                    afxdp_rxgro_new_packet *,
+                                    struct afxdp_rxgro_stats *);
+void afxdp_rxgro_trains(struct dp_packet_batch *, size_t first,
+                        uint32_t min_size, afxdp_rxgro_new_packet *,
+                        struct afxdp_rxgro_stats *);
 
 #endif /* afxdp-rxgro.h */

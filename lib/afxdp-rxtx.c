@@ -37,7 +37,7 @@
 #include "afxdp-port-private.h"
 #include "afxdp-qos.h"
 #include "afxdp-rx-hints.h"
-#include "afxdp-rxcsum.h"
+#include "afxdp-rxburst.h"
 #include "afxdp-rxgro.h"
 #include "afxdp-txcsum.h"
 #include "afxdp-txgso.h"
@@ -143,16 +143,6 @@ kick:
     }
 }
 
-static inline void
-afxdp_counter_add(atomic_uint64_t *c, uint64_t n)
-{
-    uint64_t v;
-
-    /* Single writer (the queue's owner): no read-modify-write atomic. */
-    atomic_read_relaxed(c, &v);
-    atomic_store_relaxed(c, v + n);
-}
-
 /* Descriptors one receive call looks at: a burst of packets, some of which
  * may span several frames (multi-buffer).  A packet's descriptors are
  * published together, so only the peek limit cuts one. */
@@ -243,52 +233,6 @@ afxdp_rx_multi(struct afxdp_queue *q, uint32_t idx, uint32_t n_desc,
         afxdp_rx_return(l, xsk_ring_cons__rx_desc(rx, idx + i)->addr, r);
     }
     return packet;
-}
-
-/* Marks partial, or finishes, the pseudo-header-only TCP and UDP checksums
- * of the packets of 'batch' from the 'first'th on, just received on 'q'
- * (see afxdp-rxcsum.h), and counts them. */
-static inline void
-afxdp_rx_csum(struct afxdp_queue *q, struct dp_packet_batch *batch,
-              size_t first)
-{
-    uint32_t n_partial = 0;
-
-    for (size_t i = first; i < dp_packet_batch_size(batch); i++) {
-        n_partial += afxdp_rxcsum_fix(batch->packets[i]);
-    }
-    if (n_partial) {
-        afxdp_counter_add(&q->rx_csum_partial, n_partial);
-    }
-}
-
-/* The packet that a run of TCP segments received on an afxdp port merges
- * into (afxdp_rxgro_new_packet): see afxdp_big_packet_after(). */
-static struct dp_packet *
-afxdp_rx_gro_new(const struct dp_packet *first, uint32_t size,
-                 uint32_t seg_mtu)
-{
-    return &afxdp_big_packet_after(first, size, AFXDP_RX_HEADROOM,
-                                   seg_mtu)->packet;
-}
-
-/* Merges the runs of TCP segments among the packets of 'batch' from the
- * 'first'th on, just received on 'q' (see afxdp-rxgro.h), and counts
- * them. */
-static void
-afxdp_rx_gro(struct afxdp_queue *q, struct dp_packet_batch *batch,
-             size_t first)
-{
-    struct afxdp_rxgro_stats st = { 0, 0, 0 };
-
-    afxdp_rxgro_batch(batch, first, afxdp_rx_gro_new, &st);
-    if (st.merged) {
-        afxdp_counter_add(&q->rx_gro_merged, st.merged);
-        afxdp_counter_add(&q->rx_gro_segments, st.segs);
-    }
-    if (OVS_UNLIKELY(st.bad_csum)) {
-        afxdp_counter_add(&q->rx_gro_bad_csum, st.bad_csum);
-    }
 }
 
 /* Frames whose data the receive loop asks the CPU for ahead of its use:
@@ -447,9 +391,6 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
                      netdev_get_name(netdev), xsk->queue_id, ret.n_bad);
     }
 
-    if (q->rx_csum_fix) {
-        afxdp_rx_csum(q, batch, first);
-    }
     afxdp_counter_add(&q->rx_packets, n_pkts);
     afxdp_counter_add(&q->rx_bytes, bytes);
     if (OVS_UNLIKELY(n_multi)) {
@@ -468,10 +409,10 @@ afxdp_rxq_take(struct afxdp_queue *q, const struct netdev *netdev,
             afxdp_counter_add(&q->rx_mark_stale, hb.n_stale_marks);
         }
     }
-    /* Only a burst with two packets that may merge pays for the look
-     * (multi-buffer packets are large). */
-    if (q->rx_gro && n_big + n_multi > 1) {
-        afxdp_rx_gro(q, batch, first);
+    /* A burst of small packets only pays for this comparison (multi-buffer
+     * packets are large). */
+    if (n_big + n_multi || q->rx_csum_fix) {
+        afxdp_rxburst_finish(q, batch, first, n_big + n_multi);
     }
     return n_pkts;
 }
@@ -967,9 +908,10 @@ afxdp_txq_take_frames(struct afxdp_queue *q, uint64_t addrs[],
     return got;
 }
 
-/* Sends 'packet' on 'q' cut into the segments that 'seg' plans, one frame
- * each, in order, in bursts of at most AFXDP_TXSEG_BURST segments and at
- * most what the tx ring holds: each burst takes what room the ring and the
+/* Sends 'packet' on 'q' cut into the segments that 'seg' plans, from segment
+ * 'from' on, one frame each, in order, in bursts of at most
+ * AFXDP_TXSEG_BURST segments and at most what the tx ring holds: each
+ * burst takes what room the ring and the
  * pool have (after a kick and a reap if they have too little), is
  * submitted, and the kernel is kicked before the next (copy mode sends
  * during the kick, which empties the ring), so that a packet of more
@@ -979,12 +921,12 @@ afxdp_txq_take_frames(struct afxdp_queue *q, uint64_t addrs[],
  * segments before it went out and count as sent). */
 static void
 afxdp_txq_send_segs(struct afxdp_queue *q, struct dp_packet *packet,
-                    const struct afxdp_txseg *seg)
+                    const struct afxdp_txseg *seg, uint32_t from)
 {
     struct afxdp_xsk *xsk = q->xsk;
     uint64_t addrs[AFXDP_TXSEG_BURST];
     uint32_t burst = MIN(ARRAY_SIZE(addrs), xsk->tx.size);
-    uint32_t sent = 0, n;
+    uint32_t sent = from, n;
     uint64_t bytes = 0;
 
     for (; sent < seg->n_segs; sent += n) {
@@ -1009,10 +951,10 @@ afxdp_txq_send_segs(struct afxdp_queue *q, struct dp_packet *packet,
         afxdp_txq_kick_rest(q, n / NETDEV_MAX_BURST + 1);
         afxdp_txq_reap(q);
     }
-    if (sent) {
+    if (sent > from) {
         afxdp_tx_latency(q, packet, 0);
-        afxdp_counter_add(&q->tx_segments, sent);
-        afxdp_counter_add(&q->tx_packets, sent);
+        afxdp_counter_add(&q->tx_segments, sent - from);
+        afxdp_counter_add(&q->tx_packets, sent - from);
         afxdp_counter_add(&q->tx_bytes, bytes);
     }
     if (OVS_LIKELY(sent == seg->n_segs)) {
@@ -1027,43 +969,63 @@ afxdp_txq_send_segs(struct afxdp_queue *q, struct dp_packet *packet,
 
 /* Sends TCP 'packet', which 'seg' planned for the device's MTU 'mtu' (in
  * segments of one frame each unless 'q' has a packet socket): whole through
- * the packet socket if 'q' has one, the packet is not in a tunnel (the
- * socket has no tunnel GSO) and the kernel takes it, else cut into
- * segments here (see afxdp-txgso.h). */
+ * the packet socket if 'q' has one and the kernel takes it (as trains in a
+ * tunnel), else cut into segments here from the first the kernel did not
+ * take (see afxdp-txgso.h). */
 static void
 afxdp_txq_send_tcp(struct afxdp_queue *q, uint32_t mtu,
                    struct dp_packet *packet, struct afxdp_txseg *seg)
 {
-    int error;
+    uint32_t sent = 0, n_trains = 0, mss = seg->mss;
+    int error = EOPNOTSUPP;
 
-    if (q->tx_gso_fd >= 0 && !seg->tunnel) {
+    if (q->tx_gso_fd < 0) {
+        afxdp_txq_send_segs(q, packet, seg, 0);
+        return;
+    } else if (!seg->tunnel) {
         error = afxdp_txgso_send(q->tx_gso_fd, seg, dp_packet_data(packet));
-        if (OVS_LIKELY(!error)) {
-            afxdp_tx_latency(q, packet, 0);
-            afxdp_counter_add(&q->tx_gso, 1);
-            afxdp_counter_add(&q->tx_gso_segments, seg->n_segs);
-            afxdp_counter_add(&q->tx_packets, seg->n_segs);
-            afxdp_counter_add(&q->tx_bytes,
-                              (uint64_t) seg->n_segs * seg->hdr_len
-                              + seg->payload);
-            return;
+        sent = error ? 0 : seg->n_segs;
+    } else if (!q->tx_no_trains) {
+        if (!q->tx_train) {
+            q->tx_train = xmalloc(AFXDP_TXGSO_TRAIN_BUF);
         }
-        afxdp_counter_add(&q->tx_gso_refused, 1);
-        if (error != EAGAIN && error != ENOBUFS && error != EOPNOTSUPP
-            && error != ENETDOWN && error != ENXIO) {
-            VLOG_WARN_RL(&rl, "queue %"PRIu32": packet socket refused a "
-                         "TCP packet of %"PRIu32" bytes: %s",
-                         q->xsk->queue_id, dp_packet_size(packet),
-                         ovs_strerror(error));
-        }
+        error = afxdp_txgso_send_tunnel(q->tx_gso_fd, seg,
+                                        dp_packet_data(packet), q->tx_train,
+                                        &sent, &n_trains);
+        /* A kernel without UDP GSO: cut from now on. */
+        q->tx_no_trains = error == EINVAL && !n_trains;
+        afxdp_counter_add(&q->tx_gso_trains, n_trains);
     }
-    /* Planned without the frame limit: plan again with it. */
-    if (q->tx_gso_fd >= 0
-        && afxdp_tx_seg_plan(q, mtu, true, packet, seg) != AFXDP_TXSEG_OK) {
+    if (sent) {
+        afxdp_tx_latency(q, packet, 0);
+        afxdp_counter_add(&q->tx_gso_segments, sent);
+        afxdp_counter_add(&q->tx_packets, sent);
+        afxdp_counter_add(&q->tx_bytes, (uint64_t) sent * seg->hdr_len
+                          + MIN(seg->payload, (uint64_t) sent * seg->mss));
+    }
+    if (OVS_LIKELY(!error)) {
+        afxdp_counter_add(&q->tx_gso, 1);
+        if (seg->tunnel) {
+            afxdp_counter_add(&q->tx_gso_tunnel, 1);
+        }
+        return;
+    }
+    afxdp_counter_add(&q->tx_gso_refused, 1);
+    if (error != EAGAIN && error != ENOBUFS && error != EOPNOTSUPP
+        && error != ENETDOWN && error != ENXIO) {
+        VLOG_WARN_RL(&rl, "queue %"PRIu32": packet socket refused a "
+                     "TCP packet of %"PRIu32" bytes: %s",
+                     q->xsk->queue_id, dp_packet_size(packet),
+                     ovs_strerror(error));
+    }
+    /* Planned without the frame limit: plan again with it.  The segments
+     * already sent fix the rest's size. */
+    if (afxdp_tx_seg_plan(q, mtu, true, packet, seg) != AFXDP_TXSEG_OK
+        || (sent && seg->mss != mss)) {
         afxdp_counter_add(&q->tx_drop_unsegmentable, 1);
         return;
     }
-    afxdp_txq_send_segs(q, packet, seg);
+    afxdp_txq_send_segs(q, packet, seg, sent);
 }
 
 /* Sends the packets of 'batch' on 'q', counting each one that cannot be

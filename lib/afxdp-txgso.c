@@ -29,7 +29,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "afxdp-rxgro.h"
 #include "afxdp-txseg.h"
+#include "csum.h"
 #include "openvswitch/util.h"
 #include "packets.h"
 #include "socket-util.h"
@@ -38,6 +40,21 @@
 /* The socket's send buffer: a few 64 kB packets in flight, where the
  * kernel holds them (a veth's peer backlog, a NIC's ring). */
 #define TXGSO_SNDBUF (4 * 1024 * 1024)
+
+/* Linux 4.18 has it; Debian 12's kernel headers (6.1) do not. */
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4 5
+#endif
+
+/* The largest IP packet. */
+#define TXGSO_MAX_IP_LEN 65535
+
+/* Offsets in the outer IP and UDP headers of a train. */
+#define IP4_TOT_LEN 2
+#define IP4_CSUM 10
+#define IP6_PLEN 4
+#define UDP_LEN 4
+#define UDP_CSUM 6
 
 /* Longest headers this path copies: Ethernet, IPv4 or IPv6 with options,
  * TCP with options (afxdp_txseg_plan() parsed them). */
@@ -122,6 +139,125 @@ afxdp_txgso_send(int fd, const struct afxdp_txseg *seg, const uint8_t *data)
     msg.msg_iovlen = ARRAY_SIZE(iov);
     if (sendmsg(fd, &msg, MSG_DONTWAIT) < 0) {
         return errno;
+    }
+    return 0;
+}
+
+/* A train's outer Ethernet, IP and UDP headers' length, for 'seg'. */
+static uint32_t
+txgso_outer_len(const struct afxdp_txseg *seg)
+{
+    return seg->outer.l4_ofs + UDP_HEADER_LEN;
+}
+
+/* The UDP payload of each segment of a train but the last, for 'seg'. */
+static uint32_t
+txgso_chunk(const struct afxdp_txseg *seg)
+{
+    return seg->hdr_len - txgso_outer_len(seg) + seg->mss;
+}
+
+/* The most segments one train of 'seg' takes. */
+uint32_t
+afxdp_txgso_train_segs(const struct afxdp_txseg *seg)
+{
+    uint32_t ip_hdrs = txgso_outer_len(seg) - seg->outer.l3_ofs;
+
+    return MIN(AFXDP_RXGRO_MAX_SEGS,
+               (TXGSO_MAX_IP_LEN - ip_hdrs) / txgso_chunk(seg));
+}
+
+uint32_t
+afxdp_txgso_train_write(const struct afxdp_txseg *seg, const uint8_t *data,
+                        uint32_t first, uint32_t n, uint8_t *buf)
+{
+    const struct afxdp_txseg_outer *o = &seg->outer;
+    uint32_t chunk = txgso_chunk(seg);
+    uint8_t *ip = buf + o->l3_ofs;
+    uint8_t *udp = buf + o->l4_ofs;
+    struct afxdp_tx_metadata md;
+    uint32_t len = 0;
+    ovs_be16 sum;
+
+    /* Segment k goes whole at k * chunk, its outer headers over the last
+     * bytes of segment k - 1's place: written last to first, each segment
+     * but the first loses only the outer headers in front of it. */
+    for (uint32_t k = n; k-- > 0;) {
+        uint32_t l = afxdp_txseg_write(seg, data, first + k, buf + k * chunk,
+                                       false, &md);
+
+        if (k + 1 == n) {
+            len = k * chunk + l;
+        }
+    }
+
+    /* The first segment's outer headers, for the whole train. */
+    if (o->ipv6) {
+        afxdp_l4hdrs_put16(ip + IP6_PLEN, len - o->l4_ofs);
+    } else {
+        afxdp_l4hdrs_put16(ip + IP4_TOT_LEN, len - o->l3_ofs);
+        afxdp_l4hdrs_put16(ip + IP4_CSUM, 0);
+        sum = csum(ip, o->l4_ofs - o->l3_ofs);
+        memcpy(ip + IP4_CSUM, &sum, sizeof sum);
+    }
+    afxdp_l4hdrs_put16(udp + UDP_LEN, len - o->l4_ofs);
+    sum = ~csum_finish(csum_add16(o->pseudo, htons(len - o->l4_ofs)));
+    memcpy(udp + UDP_CSUM, &sum, sizeof sum);
+    return len;
+}
+
+/* Sends the train of 'len' bytes at 'buf' of 'seg' on 'fd'.  Returns 0 or
+ * a positive errno. */
+static int
+txgso_send_train(int fd, const struct afxdp_txseg *seg, uint8_t *buf,
+                 uint32_t len)
+{
+    struct virtio_net_hdr vnet;
+    struct iovec iov[2];
+    struct msghdr msg;
+
+    memset(&vnet, 0, sizeof vnet);
+    vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+    vnet.gso_type = VIRTIO_NET_HDR_GSO_UDP_L4;
+    vnet.hdr_len = txgso_outer_len(seg);
+    vnet.gso_size = txgso_chunk(seg);
+    vnet.csum_start = seg->outer.l4_ofs;
+    vnet.csum_offset = UDP_CSUM;
+
+    iov[0].iov_base = &vnet;
+    iov[0].iov_len = sizeof vnet;
+    iov[1].iov_base = buf;
+    iov[1].iov_len = len;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_iov = iov;
+    msg.msg_iovlen = ARRAY_SIZE(iov);
+    return sendmsg(fd, &msg, MSG_DONTWAIT) < 0 ? errno : 0;
+}
+
+int
+afxdp_txgso_send_tunnel(int fd, const struct afxdp_txseg *seg,
+                        const uint8_t *data, uint8_t *buf, uint32_t *n_sent,
+                        uint32_t *n_trains)
+{
+    uint8_t flags = data[seg->h.l4_ofs + AFXDP_TXSEG_TCP_FLAGS_OFS];
+    uint32_t per_train;
+
+    *n_sent = *n_trains = 0;
+    if (!seg->tunnel || seg->outer.l3_ofs != ETH_HEADER_LEN
+        || (flags & ~TCP_PSH) != TCP_ACK || seg->n_segs < 2) {
+        return EOPNOTSUPP;
+    }
+    per_train = afxdp_txgso_train_segs(seg);
+    while (*n_sent < seg->n_segs) {
+        uint32_t n = MIN(per_train, seg->n_segs - *n_sent);
+        uint32_t len = afxdp_txgso_train_write(seg, data, *n_sent, n, buf);
+        int error = txgso_send_train(fd, seg, buf, len);
+
+        if (error) {
+            return error;
+        }
+        *n_sent += n;
+        (*n_trains)++;
     }
     return 0;
 }

@@ -44,11 +44,46 @@
  * mode is: a packet sent here leaves after those kicked before it.  With
  * zero-copy queues, a driver may still be sending earlier frames of the
  * tx ring, so a super-packet may overtake them (TCP copes; it is rare,
- * since the frames before it are usually of other flows or ACKs). */
+ * since the frames before it are usually of other flows or ACKs).
+ *
+ * Trains: TCP in a tunnel.  The virtio-net header has no tunnel GSO type
+ * that a packet socket takes, so a TCP packet over the MTU in VXLAN or
+ * Geneve (afxdp-txseg.h, "Tunnels") would be cut here into segments of
+ * one skb each, and that per-segment work of the kernel's bounds an
+ * overlay's TCP.  It has UDP GSO (VIRTIO_NET_HDR_GSO_UDP_L4, Linux 4.18):
+ * one UDP packet whose payload the kernel cuts at the segment size, each
+ * piece with a copy of the headers in front of it (IP and UDP lengths,
+ * IPv4 identification and header checksum, UDP checksum computed per
+ * piece).  So afxdp_txgso_train_write() writes the segments that
+ * afxdp_txseg_write() would write, each without its outer Ethernet, IP and
+ * UDP headers, end to end after one copy of those headers: a "train",
+ * whose UDP payload the kernel cuts into exactly those segments (each of
+ * the same size but the last: the TCP segment size makes them so).  The
+ * inner TCP checksums are computed here, the outer UDP one by whoever cuts
+ * (VIRTIO_NET_HDR_F_NEEDS_CSUM: the field holds the pseudo-header sum of
+ * the whole train), so a packet that had no outer UDP checksum gets one
+ * per segment.  A train is one IP packet: at most 65,535 bytes, and at
+ * most AFXDP_RXGRO_MAX_SEGS segments (what a receiving port merges); a
+ * 64 kB TCP packet at MTU 1500 takes two.  A NIC cuts it (UDP segmentation
+ * offload, or the kernel's GSO before the driver); a veth hands it whole to
+ * its peer's stack, which cuts it where it must (a UDP socket, a device
+ * without UDP GSO), or to its peer's XDP program: an afxdp port there
+ * takes it whole and merges it (afxdp-rxgro.h, "Trains"); another XDP
+ * program sees a frame over the MTU, as it does from a container sending
+ * UDP GSO itself, and options:tx-segmentation=port stops trains.
+ *
+ * Only a packet whose train a receiving afxdp port merges whole goes as
+ * trains: untagged outer Ethernet, TCP flags ACK and at most PSH (left on
+ * the last segment only), at least two segments.  Others are cut into
+ * segments here. */
 
 #include <stdint.h>
 
 struct afxdp_txseg;
+
+/* Bytes a train buffer holds: an IP packet of 65,535 bytes and its
+ * Ethernet header, with room to spare for a segment's write. */
+#define AFXDP_TXGSO_TRAIN_BUF (65536 + 64)
 
 /* Opens the socket for device 'ifindex'.  Returns its fd, or a negative
  * errno with a message in '*errp' (to free). */
@@ -62,5 +97,25 @@ int afxdp_txgso_open(int ifindex, char **errp);
  * the caller may cut it then. */
 int afxdp_txgso_send(int fd, const struct afxdp_txseg *seg,
                      const uint8_t *data);
+
+/* Writes segments 'first' to 'first' + 'n' - 1 of the tunnelled TCP packet
+ * at 'data', which 'seg' planned, as a train into 'buf' (of
+ * AFXDP_TXGSO_TRAIN_BUF bytes).  Returns its length.  'n' is at most
+ * afxdp_txgso_train_segs(). */
+uint32_t afxdp_txgso_train_write(const struct afxdp_txseg *seg,
+                                 const uint8_t *data, uint32_t first,
+                                 uint32_t n, uint8_t *buf);
+uint32_t afxdp_txgso_train_segs(const struct afxdp_txseg *seg);
+
+/* Sends the tunnelled TCP packet at 'data', which 'seg' planned
+ * (afxdp_txseg_plan() with the device's MTU and no frame limit), on 'fd' as
+ * trains, written in 'buf' (AFXDP_TXGSO_TRAIN_BUF bytes).  Stores in
+ * '*n_sent' the segments sent, in '*n_trains' the trains.  Returns 0, or a
+ * positive errno at the first train the kernel did not take (the segments
+ * before it went out): EOPNOTSUPP for a packet that does not go as trains
+ * (see above), EINVAL from a kernel without UDP GSO. */
+int afxdp_txgso_send_tunnel(int fd, const struct afxdp_txseg *seg,
+                            const uint8_t *data, uint8_t *buf,
+                            uint32_t *n_sent, uint32_t *n_trains);
 
 #endif /* afxdp-txgso.h */

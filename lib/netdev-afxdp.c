@@ -462,6 +462,7 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
             free_cacheline(dev->tx_locks[i].q.k2p);
             afxdp_latency_flows_destroy(dev->tx_locks[i].q.flows);
             free_cacheline(dev->tx_locks[i].q.pairs);
+            free(dev->tx_locks[i].q.tx_train);
         }
         free_cacheline(dev->tx_locks);
         dev->tx_locks = NULL;

@@ -23,7 +23,10 @@
  * the sequence, a segment out of order, a wrong checksum (counted, and
  * the segment left as it was), FIN, PSH in the middle, a short segment in
  * the middle, other TCP options, two connections interleaved; and small
- * segments, which are not looked at.
+ * segments, which are not looked at.  Trains (afxdp-txgso.h): a tunnelled
+ * packet written as one by the send path must merge back into the
+ * original; a 64 kB one takes two trains; a train with a wrong byte is
+ * counted and left as it was.
  *
  * Usage: ovstest test-afxdp-rxgro
  * Needs no privileges.  Prints one line per case and "PASS" at the end;
@@ -40,6 +43,7 @@
 
 #include "afxdp-compat.h"
 #include "afxdp-rxgro.h"
+#include "afxdp-txgso.h"
 #include "afxdp-txseg.h"
 #include "csum.h"
 #include "dp-packet.h"
@@ -242,7 +246,7 @@ static void
 check_round_trip(const struct gro_case *c)
 {
     struct built pkt = build(c, true);
-    struct afxdp_rxgro_stats st = { 0, 0, 0 };
+    struct afxdp_rxgro_stats st = { 0 };
     struct dp_packet_batch batch;
     uint32_t mss = cut(c, &pkt, &batch);
     size_t n = dp_packet_batch_size(&batch);
@@ -258,6 +262,68 @@ check_round_trip(const struct gro_case *c)
     check_csums(c, &pkt, dp_packet_data(m), pkt.size);
     ovs_assert(last_seg_mtu == pkt.i4 - pkt.i3 + TCP_HLEN + mss);
     dp_packet_delete_batch(&batch, true);
+    free(pkt.b);
+}
+
+/* The tunnelled packet of 'c', with 'payload' bytes, as trains from the
+ * send path, each merged back by the receive path: one packet per train,
+ * and with one train the original's bytes. */
+static void
+check_train(const struct gro_case *c_, uint32_t payload)
+{
+    struct gro_case c = *c_;
+    struct built pkt;
+    struct afxdp_txseg seg;
+    uint8_t *buf = xmalloc(AFXDP_TXGSO_TRAIN_BUF);
+    uint32_t per_train, done = 0, merged_payload = 0, n_trains = 0;
+
+    c.payload = payload;
+    pkt = build(&c, true);
+    ovs_assert(afxdp_txseg_plan(pkt.b, pkt.size, c.mtu, UINT32_MAX, 0, 0,
+                                &seg) == AFXDP_TXSEG_OK);
+    /* A train's UDP checksum is the kernel's to finish, so each piece has
+     * one: the packet merged from a train has one too. */
+    c.udp_csum = true;
+    per_train = afxdp_txgso_train_segs(&seg);
+    while (done < seg.n_segs) {
+        uint32_t n = MIN(per_train, seg.n_segs - done);
+        uint32_t len = afxdp_txgso_train_write(&seg, pkt.b, done, n, buf);
+        struct afxdp_rxgro_stats st = { 0 };
+        struct dp_packet *t = dp_packet_clone_data(buf, len);
+        struct dp_packet *m = afxdp_rxgro_train(t, new_packet, &st);
+        const uint8_t *md;
+
+        ovs_assert(len <= 65535 + pkt.o3);
+        ovs_assert(m && st.trains == 1 && st.train_segs == n
+                   && !st.bad_trains);
+        md = dp_packet_data(m);
+        check_csums(&c, &pkt, md, dp_packet_size(m));
+        if (n == seg.n_segs) {
+            ovs_assert(dp_packet_size(m) == pkt.size);
+            ovs_assert(same_but_csums(&pkt, &c, pkt.b, md, pkt.size));
+        }
+        merged_payload += dp_packet_size(m) - seg.hdr_len;
+        ovs_assert(last_seg_mtu == pkt.i4 - pkt.i3 + TCP_HLEN + seg.mss);
+
+        /* One byte of the last segment's payload changed: refused, and
+         * left as it was. */
+        buf[len - 1] ^= 0x5a;
+        dp_packet_delete(t);
+        t = dp_packet_clone_data(buf, len);
+        memset(&st, 0, sizeof st);
+        ovs_assert(!afxdp_rxgro_train(t, new_packet, &st));
+        ovs_assert(st.bad_trains == 1 && !st.trains);
+        ovs_assert(dp_packet_size(t) == len
+                   && !memcmp(dp_packet_data(t), buf, len));
+        dp_packet_delete(t);
+        dp_packet_delete(m);
+        done += n;
+        n_trains++;
+    }
+    ovs_assert(merged_payload == payload);
+    printf("%s: %"PRIu32" bytes in %"PRIu32" train(s) of up to %"PRIu32
+           " segments\n", c.name, payload, n_trains, per_train);
+    free(buf);
     free(pkt.b);
 }
 
@@ -301,7 +367,7 @@ static void
 check_runs(struct dp_packet_batch *batch, const size_t runs[], size_t n,
            uint32_t bad)
 {
-    struct afxdp_rxgro_stats st = { 0, 0, 0 };
+    struct afxdp_rxgro_stats st = { 0 };
     size_t before = dp_packet_batch_size(batch), merged = 0, segs = 0;
 
     afxdp_rxgro_batch(batch, 0, new_packet, &st);
@@ -359,7 +425,7 @@ check_rules(void)
     d[dp_packet_size(seg_at(&batch, 5)) - 7] ^= 0x40;
     {
         struct dp_packet *bad = dp_packet_clone(seg_at(&batch, 5));
-        struct afxdp_rxgro_stats st = { 0, 0, 0 };
+        struct afxdp_rxgro_stats st = { 0 };
 
         afxdp_rxgro_batch(&batch, 0, new_packet, &st);
         ovs_assert(dp_packet_batch_size(&batch) == 3);
@@ -471,6 +537,12 @@ test_afxdp_rxgro_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 
     for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
         check_round_trip(&cases[i]);
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+        if (cases[i].tnl != BARE) {
+            check_train(&cases[i], cases[i].payload);
+            check_train(&cases[i], 64000);
+        }
     }
     check_rules();
     printf("PASS\n");
