@@ -185,6 +185,16 @@ struct afxdp_tx_metadata {
 #define afxdp_packet_tunnel(P) ((void) (P), false)
 #endif
 #endif
+/* afxdp_packet_set_rx_l4_good(P) marks a received packet's (outer) TCP or
+ * UDP checksum as checked and right, as a NIC's receive checksum offload
+ * does, and as OVS itself marks a tunnel's UDP checksum once it checked
+ * it: OVS then does not sum the packet again when it decapsulates it. */
+#if !AFXDP_OVS_PACKET_OL_FLAGS
+#define afxdp_packet_set_rx_l4_good(P) dp_packet_l4_checksum_set_good(P)
+#else
+#define afxdp_packet_set_rx_l4_good(P)                          \
+    (*dp_packet_ol_flags_ptr(P) |= DP_PACKET_OL_RX_L4_CKSUM_GOOD)
+#endif
 /* afxdp_packet_set_rx_l4_partial(P, TCP, IPV6) marks a received packet's
  * TCP (if TCP) or UDP checksum as to be finished, as a netdev does for a
  * CHECKSUM_PARTIAL packet.  Before OVS 4.0, OVS's software checksum also

@@ -73,7 +73,9 @@
  * connection's packets is kept.  The merged packet has A's headers with
  * the lengths, IPv4 header checksums, TCP checksum and outer UDP checksum
  * (if A's was nonzero) computed afresh: a valid packet as it is, for any
- * egress.
+ * egress.  One with an outer UDP checksum is marked as having a good one
+ * (afxdp_packet_set_rx_l4_good()), so that OVS does not sum it again when
+ * it decapsulates it.
  *
  * Pure functions but for the packets made and freed: any thread may call
  * them. */
