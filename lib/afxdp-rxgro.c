@@ -445,7 +445,7 @@ rxgro_train_check(uint8_t *d, const struct afxdp_l4hdrs *out,
                   uint32_t udp_pl, uint32_t n, struct afxdp_rxgro_seg segs[],
                   uint32_t psums[], const uint8_t *datas[])
 {
-    uint8_t hdr[RXGRO_TRAIN_MAX_OUTER], stash[RXGRO_TRAIN_MAX_OUTER];
+    uint8_t stash[RXGRO_TRAIN_MAX_OUTER];
     uint32_t next = 0;
 
     for (uint32_t k = 0; k < n; k++) {
@@ -455,12 +455,11 @@ rxgro_train_check(uint8_t *d, const struct afxdp_l4hdrs *out,
         bool last = k + 1 == n;
         bool ok;
 
-        memcpy(hdr, orig, o_len);
-        rxgro_train_outer(hdr, out, len);
         if (k) {
             memcpy(stash, v, o_len);
+            memcpy(v, orig, o_len);
         }
-        memcpy(v, hdr, o_len);
+        rxgro_train_outer(v, out, len);
         ok = afxdp_rxgro_parse(v, o_len + len, s) && s->tunnel;
         if (ok && !k) {
             /* Each view's outer headers lie over the segment before's
