@@ -188,34 +188,58 @@ afxdp_xsk_tx_completed(struct afxdp_xsk *xsk, uint32_t n)
     }
 }
 
+/* Returns the frame of 'addr', an address read from a completion ring
+ * laid out as 'l', and sets '*bad' if it lies outside the UMEM.  Each
+ * address is checked as received descriptors are (afxdp_pool_rx_desc_ok()):
+ * the kernel only returns what it was given, so a bad one is a kernel or
+ * driver bug, or memory written by someone else. */
+static inline uint64_t
+afxdp_xsk_comp_frame(const struct afxdp_pool_layout *l, uint64_t addr,
+                     bool *bad)
+{
+    *bad |= addr >= l->area_size;
+    return afxdp_pool_frame_addr(l, addr);
+}
+
+/* Records that the 'n' frames 'addrs', taken off the completion ring of
+ * 'xsk' through afxdp_xsk_comp_frame() ('bad' as it set it), came back,
+ * and puts them into 'pool' (whose layout is 'l'), except those outside
+ * the UMEM: they are counted and left out rather than corrupting the
+ * pool.  Returns how many went back into 'pool'. */
+static inline uint32_t
+afxdp_xsk_comp_put(struct afxdp_xsk *xsk, struct afxdp_pool *pool,
+                   const struct afxdp_pool_layout *l, uint64_t addrs[],
+                   uint32_t n, bool bad)
+{
+    afxdp_xsk_tx_completed(xsk, n);
+    if (OVS_UNLIKELY(bad)) {
+        n = afxdp_xsk_comp_bad(xsk, addrs, n, l);
+    }
+    if (n) {
+        afxdp_pool_put(pool, addrs, n);
+    }
+    return n;
+}
+
 /* Takes at most 'max' frames that the kernel finished sending off the
  * completion ring of 'xsk', puts them back into 'pool' (whose layout is
- * 'l') and returns how many it took.  'addrs' is room for 'max'.  Each
- * address is checked to lie inside the UMEM, as received descriptors are
- * (afxdp_pool_rx_desc_ok()): the kernel only returns what it was given,
- * so a bad one is a kernel or driver bug, or memory written by someone
- * else; it is counted and left out rather than corrupting the pool. */
+ * 'l') through afxdp_xsk_comp_put() and returns how many it took.
+ * 'addrs' is room for 'max'. */
 static inline uint32_t
 afxdp_xsk_reap(struct afxdp_xsk *xsk, struct afxdp_pool *pool,
                const struct afxdp_pool_layout *l, uint64_t addrs[],
                uint32_t max)
 {
-    uint32_t n, idx, bad = 0;
+    uint32_t n, idx;
+    bool bad = false;
 
     n = xsk_ring_cons__peek(&xsk->comp, max, &idx);
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t addr = *xsk_ring_cons__comp_addr(&xsk->comp, idx + i);
-
-        bad |= addr >= l->area_size;
-        addrs[i] = afxdp_pool_frame_addr(l, addr);
+        addrs[i] = afxdp_xsk_comp_frame(
+            l, *xsk_ring_cons__comp_addr(&xsk->comp, idx + i), &bad);
     }
     xsk_ring_cons__release(&xsk->comp, n);
-    afxdp_xsk_tx_completed(xsk, n);
-    if (OVS_UNLIKELY(bad)) {
-        afxdp_pool_put(pool, addrs, afxdp_xsk_comp_bad(xsk, addrs, n, l));
-    } else if (n) {
-        afxdp_pool_put(pool, addrs, n);
-    }
+    afxdp_xsk_comp_put(xsk, pool, l, addrs, n, bad);
     return n;
 }
 
