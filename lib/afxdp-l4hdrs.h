@@ -52,6 +52,21 @@ bool afxdp_l4hdrs_parse(const uint8_t *data, uint32_t size,
 uint32_t afxdp_l4hdrs_tunnel(const uint8_t *data,
                              const struct afxdp_l4hdrs *udp);
 
+/* Byte offsets of the header fields that the send and receive paths
+ * rewrite (segments cut, runs merged, trains): in the IPv4, IPv6, UDP and
+ * TCP headers. */
+#define AFXDP_IP4_TOT_LEN 2
+#define AFXDP_IP4_ID 4
+#define AFXDP_IP4_CSUM 10
+#define AFXDP_IP6_PLEN 4
+#define AFXDP_UDP_LEN 4
+#define AFXDP_UDP_CSUM 6
+#define AFXDP_TCP_SEQ 4
+#define AFXDP_TCP_DOFF 12           /* Data offset, upper 4 bits. */
+#define AFXDP_TCP_FLAGS 13          /* CWR ECE URG ACK PSH RST SYN FIN. */
+#define AFXDP_TCP_CSUM 16
+#define AFXDP_TCP_CWR 0x80          /* The flag OVS's packets.h lacks. */
+
 /* The 16-bit big-endian field at 'p', in host order; and a store of one:
  * for the header fields that the send and receive paths rewrite. */
 static inline uint16_t

@@ -27,21 +27,6 @@
 #include "packets.h"
 #include "util.h"
 
-/* Byte offsets of what differs between the segments of one run. */
-#define IP4_TOT_LEN 2
-#define IP4_ID 4
-#define IP4_CSUM 10
-#define IP6_PLEN 4
-#define UDP_LEN 4
-#define UDP_CSUM 6
-#define TCP_SEQ 4
-#define TCP_DOFF 12
-#define TCP_FLAGS_OFS 13
-#define TCP_CSUM 16
-
-#define FLAG_PSH 0x08
-#define FLAG_ACK 0x10
-
 /* The largest IP packet a run may make. */
 #define RXGRO_MAX_IP_LEN 65535
 
@@ -92,16 +77,16 @@ afxdp_rxgro_parse(const uint8_t *data, uint32_t size,
         return false;
     }
     tcp = data + h.l4_ofs;
-    thl = (tcp[TCP_DOFF] >> 4) * 4;
+    thl = (tcp[AFXDP_TCP_DOFF] >> 4) * 4;
     if (thl < TCP_HEADER_LEN || thl >= h.l4_len
-        || (tcp[TCP_FLAGS_OFS] & ~FLAG_PSH) != FLAG_ACK) {
+        || (tcp[AFXDP_TCP_FLAGS] & ~TCP_PSH) != TCP_ACK) {
         return false;
     }
     s->in = h;
     s->hdr_len = h.l4_ofs + thl;
     s->payload = h.l4_len - thl;
-    s->seq = get32(tcp + TCP_SEQ);
-    s->flags = tcp[TCP_FLAGS_OFS];
+    s->seq = get32(tcp + AFXDP_TCP_SEQ);
+    s->flags = tcp[AFXDP_TCP_FLAGS];
     return true;
 }
 
@@ -117,10 +102,11 @@ static size_t
 rxgro_skip_ip(struct rxgro_skip skip[], size_t n, uint32_t l3, bool ipv6)
 {
     if (ipv6) {
-        skip[n++] = (struct rxgro_skip) { l3 + IP6_PLEN, 2 };
+        skip[n++] = (struct rxgro_skip) { l3 + AFXDP_IP6_PLEN, 2 };
     } else {
-        skip[n++] = (struct rxgro_skip) { l3 + IP4_TOT_LEN, 4 };  /* +ID. */
-        skip[n++] = (struct rxgro_skip) { l3 + IP4_CSUM, 2 };
+        /* The total length and the identification after it. */
+        skip[n++] = (struct rxgro_skip) { l3 + AFXDP_IP4_TOT_LEN, 4 };
+        skip[n++] = (struct rxgro_skip) { l3 + AFXDP_IP4_CSUM, 2 };
     }
     return n;
 }
@@ -144,12 +130,12 @@ afxdp_rxgro_follows(const uint8_t *a, const struct afxdp_rxgro_seg *sa,
     }
     if (sa->tunnel) {
         n = rxgro_skip_ip(skip, n, sa->out.l3_ofs, sa->out.ipv6);
-        skip[n++] = (struct rxgro_skip) { sa->out.l4_ofs + UDP_LEN, 4 };
+        skip[n++] = (struct rxgro_skip) { sa->out.l4_ofs + AFXDP_UDP_LEN, 4 };
     }
     n = rxgro_skip_ip(skip, n, sa->in.l3_ofs, sa->in.ipv6);
-    skip[n++] = (struct rxgro_skip) { sa->in.l4_ofs + TCP_SEQ, 4 };
-    skip[n++] = (struct rxgro_skip) { sa->in.l4_ofs + TCP_FLAGS_OFS, 1 };
-    skip[n++] = (struct rxgro_skip) { sa->in.l4_ofs + TCP_CSUM, 2 };
+    skip[n++] = (struct rxgro_skip) { sa->in.l4_ofs + AFXDP_TCP_SEQ, 4 };
+    skip[n++] = (struct rxgro_skip) { sa->in.l4_ofs + AFXDP_TCP_FLAGS, 1 };
+    skip[n++] = (struct rxgro_skip) { sa->in.l4_ofs + AFXDP_TCP_CSUM, 2 };
     for (size_t i = 0; i < n; i++) {
         if (memcmp(a + pos, b + pos, skip[i].ofs - pos)) {
             return false;
@@ -187,7 +173,8 @@ afxdp_rxgro_csum_ok(const uint8_t *data, const struct afxdp_rxgro_seg *s,
     if (afxdp_csum_fold16((uint64_t) segsum + s->in.pseudo) != 0xffff) {
         return false;
     }
-    if (s->tunnel && afxdp_l4hdrs_get16(data + s->out.l4_ofs + UDP_CSUM)) {
+    if (s->tunnel
+        && afxdp_l4hdrs_get16(data + s->out.l4_ofs + AFXDP_UDP_CSUM)) {
         /* From the UDP header to the inner TCP header: an even number of
          * bytes (UDP 8, the tunnel's 8 and its options' 4 each, Ethernet
          * 14, VLAN tags 4, IP headers 20 + 4 each or 40). */
@@ -220,13 +207,13 @@ rxgro_write_ip(uint8_t *ip, bool ipv6, uint32_t hlen, uint32_t len)
     ovs_be16 sum;
 
     if (ipv6) {
-        afxdp_l4hdrs_put16(ip + IP6_PLEN, len - hlen);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP6_PLEN, len - hlen);
         return;
     }
-    afxdp_l4hdrs_put16(ip + IP4_TOT_LEN, len);
-    afxdp_l4hdrs_put16(ip + IP4_CSUM, 0);
+    afxdp_l4hdrs_put16(ip + AFXDP_IP4_TOT_LEN, len);
+    afxdp_l4hdrs_put16(ip + AFXDP_IP4_CSUM, 0);
     sum = csum(ip, hlen);
-    memcpy(ip + IP4_CSUM, &sum, sizeof sum);
+    memcpy(ip + AFXDP_IP4_CSUM, &sum, sizeof sum);
 }
 
 /* Merges the 'n' segments at 'datas', which afxdp_rxgro_parse() made
@@ -268,12 +255,12 @@ rxgro_merge(const struct dp_packet *first, const uint8_t *const datas[],
     tcp_len = size - a->in.l4_ofs;
     rxgro_write_ip(d + a->in.l3_ofs, a->in.ipv6, in_hlen, in_hlen + tcp_len);
     tcp = d + a->in.l4_ofs;
-    tcp[TCP_FLAGS_OFS] |= segs[n - 1].flags & FLAG_PSH;
-    afxdp_l4hdrs_put16(tcp + TCP_CSUM, 0);
+    tcp[AFXDP_TCP_FLAGS] |= segs[n - 1].flags & TCP_PSH;
+    afxdp_l4hdrs_put16(tcp + AFXDP_TCP_CSUM, 0);
     pseudo = rxgro_pseudo_len(a->in.pseudo, a->in.l4_len, tcp_len);
     sum += csum_continue(pseudo, tcp, thl);
     tcp_csum = ~afxdp_csum_fold16(sum);
-    memcpy(tcp + TCP_CSUM, &tcp_csum, sizeof tcp_csum);
+    memcpy(tcp + AFXDP_TCP_CSUM, &tcp_csum, sizeof tcp_csum);
 
     if (a->tunnel) {
         uint32_t udp_len = size - a->out.l4_ofs;
@@ -281,23 +268,23 @@ rxgro_merge(const struct dp_packet *first, const uint8_t *const datas[],
 
         rxgro_write_ip(d + a->out.l3_ofs, a->out.ipv6,
                        a->out.l4_ofs - a->out.l3_ofs, size - a->out.l3_ofs);
-        afxdp_l4hdrs_put16(udp + UDP_LEN, udp_len);
-        if (afxdp_l4hdrs_get16(udp + UDP_CSUM)) {
+        afxdp_l4hdrs_put16(udp + AFXDP_UDP_LEN, udp_len);
+        if (afxdp_l4hdrs_get16(udp + AFXDP_UDP_CSUM)) {
             /* The inner segment's checksum being right, it sums to the
              * complement of its pseudo-header's sum (see afxdp-txseg.h's
              * "Tunnels"): only the headers in between are summed. */
             uint32_t part;
             ovs_be16 c;
 
-            afxdp_l4hdrs_put16(udp + UDP_CSUM, 0);
+            afxdp_l4hdrs_put16(udp + AFXDP_UDP_CSUM, 0);
             part = csum_continue(rxgro_pseudo_len(a->out.pseudo,
                                                   a->out.l4_len, udp_len),
                                  udp, a->in.l4_ofs - a->out.l4_ofs);
             part = csum_add16(part, csum_finish(pseudo));
             c = csum_finish(part);
-            memcpy(udp + UDP_CSUM, &c, sizeof c);
+            memcpy(udp + AFXDP_UDP_CSUM, &c, sizeof c);
             if (!c) {
-                afxdp_l4hdrs_put16(udp + UDP_CSUM, 0xffff);
+                afxdp_l4hdrs_put16(udp + AFXDP_UDP_CSUM, 0xffff);
             }
             /* Right by construction, from segments whose checksums were
              * all checked: OVS need not sum 64 kB again to decapsulate. */
@@ -349,7 +336,7 @@ afxdp_rxgro_batch(struct dp_packet_batch *batch, size_t first,
 
         if (i != bad
             && rxgro_candidate(p, &segs[0])
-            && !(segs[0].flags & FLAG_PSH)) {
+            && !(segs[0].flags & TCP_PSH)) {
             uint32_t next = segs[0].seq + segs[0].payload;
             uint32_t ip_len = rxgro_ip_len(&segs[0]);
             bool checked = false;
@@ -380,7 +367,7 @@ afxdp_rxgro_batch(struct dp_packet_batch *batch, size_t first,
                 next += s->payload;
                 ip_len += s->payload;
                 k++;
-                if (s->payload < segs[0].payload || s->flags & FLAG_PSH) {
+                if (s->payload < segs[0].payload || s->flags & TCP_PSH) {
                     break;
                 }
             }
@@ -424,8 +411,9 @@ rxgro_train_outer(uint8_t *hdr, const struct afxdp_l4hdrs *out, uint32_t len)
 
     rxgro_write_ip(hdr + out->l3_ofs, out->ipv6, ip_hlen,
                    ip_hlen + UDP_HEADER_LEN + len);
-    afxdp_l4hdrs_put16(hdr + out->l4_ofs + UDP_LEN, UDP_HEADER_LEN + len);
-    afxdp_l4hdrs_put16(hdr + out->l4_ofs + UDP_CSUM, 0);
+    afxdp_l4hdrs_put16(hdr + out->l4_ofs + AFXDP_UDP_LEN,
+                       UDP_HEADER_LEN + len);
+    afxdp_l4hdrs_put16(hdr + out->l4_ofs + AFXDP_UDP_CSUM, 0);
 }
 
 /* Checks the 'n' segments of 'chunk' bytes of the train at 'd', whose
@@ -464,12 +452,12 @@ rxgro_train_check(uint8_t *d, const struct afxdp_l4hdrs *out,
         if (ok && !k) {
             /* Each view's outer headers lie over the segment before's
              * last bytes, never over the first one's headers. */
-            ok = s->payload >= o_len && !(s->flags & FLAG_PSH);
+            ok = s->payload >= o_len && !(s->flags & TCP_PSH);
         } else if (ok) {
             ok = (s->seq == next
                   && (last ? s->payload <= segs[0].payload
                       : (s->payload == segs[0].payload
-                         && !(s->flags & FLAG_PSH)))
+                         && !(s->flags & TCP_PSH)))
                   && afxdp_rxgro_follows(d, &segs[0], v, s));
         }
         ok = ok && afxdp_rxgro_csum_ok(v, s, &psums[k]);

@@ -49,13 +49,6 @@
 /* The largest IP packet. */
 #define TXGSO_MAX_IP_LEN 65535
 
-/* Offsets in the outer IP and UDP headers of a train. */
-#define IP4_TOT_LEN 2
-#define IP4_CSUM 10
-#define IP6_PLEN 4
-#define UDP_LEN 4
-#define UDP_CSUM 6
-
 /* Longest headers this path copies: Ethernet, IPv4 or IPv6 with options,
  * TCP with options (afxdp_txseg_plan() parsed them). */
 #define TXGSO_MAX_HDR (ETH_HEADER_LEN + 60 + 60)
@@ -119,13 +112,13 @@ afxdp_txgso_send(int fd, const struct afxdp_txseg *seg, const uint8_t *data)
     vnet.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
     vnet.gso_type = (h->ipv6 ? VIRTIO_NET_HDR_GSO_TCPV6
                      : VIRTIO_NET_HDR_GSO_TCPV4);
-    if (hdr[h->l4_ofs + AFXDP_TXSEG_TCP_FLAGS_OFS] & AFXDP_TXSEG_TCP_CWR) {
+    if (hdr[h->l4_ofs + AFXDP_TCP_FLAGS] & AFXDP_TCP_CWR) {
         vnet.gso_type |= VIRTIO_NET_HDR_GSO_ECN;
     }
     vnet.hdr_len = seg->hdr_len;
     vnet.gso_size = seg->mss;
     vnet.csum_start = h->l4_ofs;
-    vnet.csum_offset = AFXDP_TXSEG_TCP_CSUM_OFS;
+    vnet.csum_offset = AFXDP_TCP_CSUM;
 
     iov[0].iov_base = &vnet;
     iov[0].iov_len = sizeof vnet;
@@ -175,7 +168,6 @@ afxdp_txgso_train_write(const struct afxdp_txseg *seg, const uint8_t *data,
     uint32_t chunk = txgso_chunk(seg);
     uint8_t *ip = buf + o->l3_ofs;
     uint8_t *udp = buf + o->l4_ofs;
-    struct afxdp_tx_metadata md;
     uint32_t len = 0;
     ovs_be16 sum;
 
@@ -183,8 +175,8 @@ afxdp_txgso_train_write(const struct afxdp_txseg *seg, const uint8_t *data,
      * bytes of segment k - 1's place: written last to first, each segment
      * but the first loses only the outer headers in front of it. */
     for (uint32_t k = n; k-- > 0;) {
-        uint32_t l = afxdp_txseg_write(seg, data, first + k, buf + k * chunk,
-                                       false, &md);
+        uint32_t l = afxdp_txseg_write_inner(seg, data, first + k,
+                                             buf + k * chunk);
 
         if (k + 1 == n) {
             len = k * chunk + l;
@@ -193,16 +185,19 @@ afxdp_txgso_train_write(const struct afxdp_txseg *seg, const uint8_t *data,
 
     /* The first segment's outer headers, for the whole train. */
     if (o->ipv6) {
-        afxdp_l4hdrs_put16(ip + IP6_PLEN, len - o->l4_ofs);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP6_PLEN, len - o->l4_ofs);
     } else {
-        afxdp_l4hdrs_put16(ip + IP4_TOT_LEN, len - o->l3_ofs);
-        afxdp_l4hdrs_put16(ip + IP4_CSUM, 0);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP4_TOT_LEN, len - o->l3_ofs);
+        /* The kernel numbers the train's segments from this one's. */
+        afxdp_l4hdrs_put16(ip + AFXDP_IP4_ID,
+                           afxdp_l4hdrs_get16(ip + AFXDP_IP4_ID) + first);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP4_CSUM, 0);
         sum = csum(ip, o->l4_ofs - o->l3_ofs);
-        memcpy(ip + IP4_CSUM, &sum, sizeof sum);
+        memcpy(ip + AFXDP_IP4_CSUM, &sum, sizeof sum);
     }
-    afxdp_l4hdrs_put16(udp + UDP_LEN, len - o->l4_ofs);
+    afxdp_l4hdrs_put16(udp + AFXDP_UDP_LEN, len - o->l4_ofs);
     sum = ~csum_finish(csum_add16(o->pseudo, htons(len - o->l4_ofs)));
-    memcpy(udp + UDP_CSUM, &sum, sizeof sum);
+    memcpy(udp + AFXDP_UDP_CSUM, &sum, sizeof sum);
     return len;
 }
 
@@ -222,7 +217,7 @@ txgso_send_train(int fd, const struct afxdp_txseg *seg, uint8_t *buf,
     vnet.hdr_len = txgso_outer_len(seg);
     vnet.gso_size = txgso_chunk(seg);
     vnet.csum_start = seg->outer.l4_ofs;
-    vnet.csum_offset = UDP_CSUM;
+    vnet.csum_offset = AFXDP_UDP_CSUM;
 
     iov[0].iov_base = &vnet;
     iov[0].iov_len = sizeof vnet;
@@ -239,7 +234,7 @@ afxdp_txgso_send_tunnel(int fd, const struct afxdp_txseg *seg,
                         const uint8_t *data, uint8_t *buf, uint32_t *n_sent,
                         uint32_t *n_trains)
 {
-    uint8_t flags = data[seg->h.l4_ofs + AFXDP_TXSEG_TCP_FLAGS_OFS];
+    uint8_t flags = data[seg->h.l4_ofs + AFXDP_TCP_FLAGS];
     uint32_t per_train;
 
     *n_sent = *n_trains = 0;

@@ -29,19 +29,6 @@
 #include "packets.h"
 #include "util.h"
 
-/* Byte offsets inside the headers that each segment rewrites. */
-#define IP4_TOT_LEN 2
-#define IP4_ID 4
-#define IP4_CSUM 10
-#define IP6_PLEN 4
-#define TCP_SEQ_OFS 4
-#define TCP_DOFF_OFS 12             /* Data offset, upper 4 bits. */
-
-#define FLAG_FIN 0x01
-#define FLAG_PSH 0x08
-#define UDP_LEN_OFS 4
-#define UDP_CSUM_OFS 6
-
 /* Sum of the pseudo-header of the IP header 'h' describes in 'data',
  * without its length, for protocol 'proto'. */
 static uint32_t
@@ -74,7 +61,7 @@ afxdp_txseg_plan_tunnel(const uint8_t *data, struct afxdp_txseg *seg)
     o->l3_ofs = h->l3_ofs;
     o->l4_ofs = h->l4_ofs;
     o->ipv6 = h->ipv6;
-    o->udp_csum = afxdp_l4hdrs_get16(data + h->l4_ofs + UDP_CSUM_OFS) != 0;
+    o->udp_csum = afxdp_l4hdrs_get16(data + h->l4_ofs + AFXDP_UDP_CSUM) != 0;
     o->pseudo = afxdp_txseg_pseudo(data, h, IPPROTO_UDP);
     in.l3_ofs += inner;
     in.l4_ofs += inner;
@@ -141,7 +128,7 @@ afxdp_txseg_plan(const uint8_t *data, uint32_t size, uint32_t mtu,
     if (h->l4_len < TCP_HEADER_LEN) {
         return fits ? AFXDP_TXSEG_FITS : AFXDP_TXSEG_MALFORMED;
     }
-    tcp_hlen = (data[h->l4_ofs + TCP_DOFF_OFS] >> 4) * 4;
+    tcp_hlen = (data[h->l4_ofs + AFXDP_TCP_DOFF] >> 4) * 4;
     if (tcp_hlen < TCP_HEADER_LEN || tcp_hlen >= h->l4_len) {
         return fits ? AFXDP_TXSEG_FITS : AFXDP_TXSEG_MALFORMED;
     }
@@ -184,12 +171,12 @@ afxdp_txseg_csum_partial(const struct afxdp_txseg *seg, uint8_t *hdr,
     if (!h->ipv6) {
         uint8_t *ip = hdr + h->l3_ofs;
 
-        afxdp_l4hdrs_put16(ip + IP4_CSUM, 0);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP4_CSUM, 0);
         sum = csum(ip, h->l4_ofs - h->l3_ofs);
-        memcpy(ip + IP4_CSUM, &sum, sizeof sum);
+        memcpy(ip + AFXDP_IP4_CSUM, &sum, sizeof sum);
     }
     sum = ~csum_finish(csum_add16(seg->pseudo, htons(l4_len)));
-    memcpy(hdr + h->l4_ofs + AFXDP_TXSEG_TCP_CSUM_OFS, &sum, sizeof sum);
+    memcpy(hdr + h->l4_ofs + AFXDP_TCP_CSUM, &sum, sizeof sum);
 }
 
 /* Rewrites the outer headers of segment 'i', 'len' bytes at 'dst', of a
@@ -216,39 +203,36 @@ afxdp_txseg_write_outer(const struct afxdp_txseg *seg, uint32_t i,
     ovs_be16 sum;
 
     if (o->ipv6) {
-        afxdp_l4hdrs_put16(ip + IP6_PLEN, udp_len);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP6_PLEN, udp_len);
     } else {
-        afxdp_l4hdrs_put16(ip + IP4_TOT_LEN, len - o->l3_ofs);
-        afxdp_l4hdrs_put16(ip + IP4_ID, afxdp_l4hdrs_get16(ip + IP4_ID) + i);
-        afxdp_l4hdrs_put16(ip + IP4_CSUM, 0);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP4_TOT_LEN, len - o->l3_ofs);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP4_ID,
+                           afxdp_l4hdrs_get16(ip + AFXDP_IP4_ID) + i);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP4_CSUM, 0);
         sum = csum(ip, o->l4_ofs - o->l3_ofs);
-        memcpy(ip + IP4_CSUM, &sum, sizeof sum);
+        memcpy(ip + AFXDP_IP4_CSUM, &sum, sizeof sum);
     }
-    afxdp_l4hdrs_put16(udp + UDP_LEN_OFS, udp_len);
+    afxdp_l4hdrs_put16(udp + AFXDP_UDP_LEN, udp_len);
     if (!o->udp_csum) {
         return;
     }
-    afxdp_l4hdrs_put16(udp + UDP_CSUM_OFS, 0);
+    afxdp_l4hdrs_put16(udp + AFXDP_UDP_CSUM, 0);
     part = csum_continue(csum_add16(o->pseudo, htons(udp_len)), udp,
                          seg->h.l4_ofs - o->l4_ofs);
     part = csum_add16(part, csum_finish(in_pseudo));
     sum = csum_finish(part);
-    memcpy(udp + UDP_CSUM_OFS, &sum, sizeof sum);
+    memcpy(udp + AFXDP_UDP_CSUM, &sum, sizeof sum);
     if (!sum) {
-        afxdp_l4hdrs_put16(udp + UDP_CSUM_OFS, 0xffff);
+        afxdp_l4hdrs_put16(udp + AFXDP_UDP_CSUM, 0xffff);
     }
 }
 
-/* Writes segment 'i' (below seg->n_segs) of the packet at 'data', which
- * 'seg' planned, at 'dst', which has room for seg->hdr_len + seg->mss
- * bytes.  Returns its length.  Fills '*md': with 'offload', the request
- * for the kernel to finish the segment's TCP checksum (or its outer UDP
- * checksum, in a tunnel), and what it does not request is computed here;
- * md->flags is 0 if nothing is requested. */
-uint32_t
-afxdp_txseg_write(const struct afxdp_txseg *seg, const uint8_t *data,
-                  uint32_t i, uint8_t *dst, bool offload,
-                  struct afxdp_tx_metadata *md)
+/* afxdp_txseg_write(), and with 'outer' false, in a tunnel, the outer
+ * headers left as copied from the packet (afxdp_txseg_write_inner()). */
+static uint32_t
+txseg_write(const struct afxdp_txseg *seg, const uint8_t *data, uint32_t i,
+            uint8_t *dst, bool offload, bool outer,
+            struct afxdp_tx_metadata *md)
 {
     const struct afxdp_l4hdrs *h = &seg->h;
     uint32_t off = i * seg->mss;
@@ -263,39 +247,68 @@ afxdp_txseg_write(const struct afxdp_txseg *seg, const uint8_t *data,
     memcpy(dst + seg->hdr_len, data + seg->hdr_len + off, len);
 
     if (h->ipv6) {
-        afxdp_l4hdrs_put16(ip + IP6_PLEN, l4_len);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP6_PLEN, l4_len);
     } else {
-        afxdp_l4hdrs_put16(ip + IP4_TOT_LEN, h->l4_ofs - h->l3_ofs + l4_len);
-        afxdp_l4hdrs_put16(ip + IP4_ID, afxdp_l4hdrs_get16(ip + IP4_ID) + i);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP4_TOT_LEN,
+                           h->l4_ofs - h->l3_ofs + l4_len);
+        afxdp_l4hdrs_put16(ip + AFXDP_IP4_ID,
+                           afxdp_l4hdrs_get16(ip + AFXDP_IP4_ID) + i);
     }
 
-    memcpy(&seq, tcp + TCP_SEQ_OFS, sizeof seq);
+    memcpy(&seq, tcp + AFXDP_TCP_SEQ, sizeof seq);
     seq = htonl(ntohl(seq) + off);
-    memcpy(tcp + TCP_SEQ_OFS, &seq, sizeof seq);
-    flags = tcp[AFXDP_TXSEG_TCP_FLAGS_OFS];
+    memcpy(tcp + AFXDP_TCP_SEQ, &seq, sizeof seq);
+    flags = tcp[AFXDP_TCP_FLAGS];
     if (i) {
-        flags &= ~AFXDP_TXSEG_TCP_CWR;
+        flags &= ~AFXDP_TCP_CWR;
     }
     if (i + 1 < seg->n_segs) {
-        flags &= ~(FLAG_FIN | FLAG_PSH);
+        flags &= ~(TCP_FIN | TCP_PSH);
     }
-    tcp[AFXDP_TXSEG_TCP_FLAGS_OFS] = flags;
+    tcp[AFXDP_TCP_FLAGS] = flags;
 
     afxdp_txseg_csum_partial(seg, dst, l4_len);
     memset(md, 0, sizeof *md);
     if (seg->tunnel) {
         uint32_t in_pseudo = csum_add16(seg->pseudo, htons(l4_len));
 
-        afxdp_csum_l4_store(tcp, l4_len, AFXDP_TXSEG_TCP_CSUM_OFS,
+        afxdp_csum_l4_store(tcp, l4_len, AFXDP_TCP_CSUM,
                             in_pseudo, false);
-        afxdp_txseg_write_outer(seg, i, dst, seg->hdr_len + len, in_pseudo);
+        if (outer) {
+            afxdp_txseg_write_outer(seg, i, dst, seg->hdr_len + len,
+                                    in_pseudo);
+        }
     } else if (offload) {
         md->flags = XDP_TXMD_FLAGS_CHECKSUM;
         md->csum_start = h->l4_ofs;
-        md->csum_offset = AFXDP_TXSEG_TCP_CSUM_OFS;
+        md->csum_offset = AFXDP_TCP_CSUM;
     } else {
-        afxdp_csum_l4_store(tcp, l4_len, AFXDP_TXSEG_TCP_CSUM_OFS,
+        afxdp_csum_l4_store(tcp, l4_len, AFXDP_TCP_CSUM,
                             csum_add16(seg->pseudo, htons(l4_len)), false);
     }
     return seg->hdr_len + len;
+}
+
+/* Writes segment 'i' (below seg->n_segs) of the packet at 'data', which
+ * 'seg' planned, at 'dst', which has room for seg->hdr_len + seg->mss
+ * bytes.  Returns its length.  Fills '*md': with 'offload', the request
+ * for the kernel to finish the segment's TCP checksum (or its outer UDP
+ * checksum, in a tunnel), and what it does not request is computed here;
+ * md->flags is 0 if nothing is requested. */
+uint32_t
+afxdp_txseg_write(const struct afxdp_txseg *seg, const uint8_t *data,
+                  uint32_t i, uint8_t *dst, bool offload,
+                  struct afxdp_tx_metadata *md)
+{
+    return txseg_write(seg, data, i, dst, offload, true, md);
+}
+
+uint32_t
+afxdp_txseg_write_inner(const struct afxdp_txseg *seg, const uint8_t *data,
+                        uint32_t i, uint8_t *dst)
+{
+    struct afxdp_tx_metadata md;
+
+    ovs_assert(seg->tunnel);
+    return txseg_write(seg, data, i, dst, false, false, &md);
 }

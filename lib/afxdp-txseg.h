@@ -89,12 +89,6 @@
 #include "afxdp-compat.h"
 #include "afxdp-l4hdrs.h"
 
-/* Where a TCP header keeps what both ways of sending a packet over the MTU
- * (cut here, or whole through afxdp-txgso) look at. */
-#define AFXDP_TXSEG_TCP_FLAGS_OFS 13    /* CWR ECE URG ACK PSH RST SYN FIN. */
-#define AFXDP_TXSEG_TCP_CSUM_OFS 16
-#define AFXDP_TXSEG_TCP_CWR 0x80
-
 /* Most segments the send path writes into the tx ring and submits at
  * once.  A packet may be cut into more (64 kB at a TSO segment size of 511
  * bytes or less: at 488, a receiver's MSS of 500 less TCP timestamps, up
@@ -155,5 +149,12 @@ void afxdp_txseg_csum_partial(const struct afxdp_txseg *, uint8_t *hdr,
 uint32_t afxdp_txseg_write(const struct afxdp_txseg *, const uint8_t *data,
                            uint32_t i, uint8_t *dst, bool offload,
                            struct afxdp_tx_metadata *);
+/* Segment 'i' of a tunnelled packet as afxdp_txseg_write() writes it, its
+ * inner TCP checksum computed, but its outer headers as in the packet:
+ * for a UDP GSO train (afxdp-txgso.h), whose outer headers are written
+ * once, for all its segments. */
+uint32_t afxdp_txseg_write_inner(const struct afxdp_txseg *,
+                                 const uint8_t *data, uint32_t i,
+                                 uint8_t *dst);
 
 #endif /* afxdp-txseg.h */

@@ -302,6 +302,14 @@ check_train(const struct gro_case *c_, uint32_t payload)
             ovs_assert(dp_packet_size(m) == pkt.size);
             ovs_assert(same_but_csums(&pkt, &c, pkt.b, md, pkt.size));
         }
+        if (!c.outer_ipv6) {
+            /* The kernel numbers a train's segments from its first one's
+             * outer IPv4 identification: the packet's + that segment's
+             * index, as every segment cut here has it. */
+            ovs_assert(afxdp_l4hdrs_get16(md + pkt.o3 + 4)
+                       == (uint16_t) (afxdp_l4hdrs_get16(pkt.b + pkt.o3 + 4)
+                                      + done));
+        }
         merged_payload += dp_packet_size(m) - seg.hdr_len;
         ovs_assert(last_seg_mtu == pkt.i4 - pkt.i3 + TCP_HLEN + seg.mss);
 
