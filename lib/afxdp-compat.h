@@ -221,6 +221,17 @@ struct afxdp_tx_metadata {
 #define afxdp_packet_csum_by_ovs(P) ((void) (P))
 #endif
 
+/* Whether a port that declares the TCP and UDP checksum offloads declares
+ * the outer UDP checksum of VXLAN and Geneve too
+ * (NETDEV_TX_OFFLOAD_OUTER_UDP_CKSUM), which OVS 3.3 to 3.5 otherwise
+ * finish in software together with the inner checksum: two sums over a
+ * 64 kB packet that the port's trains and segments compute afresh anyway
+ * (afxdp-txseg.h), and that afxdp_packet_csum_by_ovs() finishes for the
+ * others.  OVS 4.0 computes the outer one from the inner one's partial sum
+ * without reading the payload: not declared there. */
+#define AFXDP_OVS_OUTER_UDP_CSUM \
+    (AFXDP_OVS_PACKET_OL_FLAGS && AFXDP_OVS_PACKET_SEND_PREPARE)
+
 /* The TCP segment size OVS wants a TSO packet cut to, 0 if none or if this
  * OVS has no TSO segment size (before 3.3).  (The caller includes
  * "dp-packet.h".) */

@@ -482,8 +482,10 @@ afxdp_port_close(struct afxdp_port *port, struct netdev_linux *dev)
  * segmentation (TSO) always, since the port cuts a TCP packet over its
  * MTU into segments itself, straight into UMEM frames (afxdp-txseg.h),
  * which saves OVS's software segmentation a buffer and a copy per
- * segment; never IPv4 header, SCTP or tunnel offloads, so that OVS still
- * segments tunneled TSO packets itself. */
+ * segment; with the checksums, on OVS 3.3 to 3.5, the outer UDP checksum
+ * of VXLAN and Geneve (AFXDP_OVS_OUTER_UDP_CSUM); never IPv4 header, SCTP
+ * or tunnel segmentation offloads, so that OVS still segments tunneled TSO
+ * packets itself. */
 static void
 afxdp_port_set_tx_offloads(struct afxdp_port *port)
 {
@@ -503,6 +505,9 @@ afxdp_port_set_tx_offloads(struct afxdp_port *port)
         port->tx_csum = "on";
         port->netdev->ol_flags = (NETDEV_TX_OFFLOAD_TCP_CKSUM
                                   | NETDEV_TX_OFFLOAD_UDP_CKSUM);
+#if AFXDP_OVS_OUTER_UDP_CSUM
+        port->netdev->ol_flags |= NETDEV_TX_OFFLOAD_OUTER_UDP_CKSUM;
+#endif
     }
     if (!AFXDP_OVS_CSUM_FALLBACK) {
         /* This OVS would drop the packets instead of finishing their
