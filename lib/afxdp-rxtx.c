@@ -640,14 +640,18 @@ afxdp_tx_n_descs(const struct afxdp_queue *q, uint32_t size)
 }
 
 /* Returns how many of the 'n' packets whose descriptor counts are in
- * 'n_descs' fit, in order, in 'room' descriptors, and stores their
- * descriptors in '*used'. */
+ * 'n_descs' (NULL: one each) fit, in order, in 'room' descriptors, and
+ * stores their descriptors in '*used'. */
 static inline uint32_t
 afxdp_tx_fit(const uint8_t n_descs[], uint32_t n, uint32_t room,
              uint32_t *used)
 {
     uint32_t i, d = 0;
 
+    if (!n_descs) {
+        *used = MIN(n, room);
+        return *used;
+    }
     for (i = 0; i < n && d + n_descs[i] <= room; i++) {
         d += n_descs[i];
     }
@@ -714,10 +718,10 @@ afxdp_tx_desc_put(const struct afxdp_queue *q, struct xdp_desc *desc,
 
 /* Copies the 'n' packets in 'pkts' (at most NETDEV_MAX_BURST), packet i
  * into 'n_descs[i]' frames of 'q''s pool, and sends them.  'n_wanted' is
- * the sum of 'n_descs': if it is 'n', every packet takes one descriptor,
- * the straight path.  Each packet is either put on the tx ring, all its
- * descriptors, or counted in one drop counter: ring full or no free
- * frame. */
+ * the sum of 'n_descs' (NULL if every packet takes one descriptor): if it
+ * is 'n', every packet takes one descriptor, the straight path.  Each
+ * packet is either put on the tx ring, all its descriptors, or counted in
+ * one drop counter: ring full or no free frame. */
 static void
 afxdp_txq_send_burst(struct afxdp_queue *q,
                      struct dp_packet *pkts[], const uint8_t n_descs[],
@@ -1040,6 +1044,8 @@ afxdp_txq_send(struct afxdp_queue *q, struct dp_packet_batch *batch)
     uint8_t n_descs[NETDEV_MAX_BURST];
     struct dp_packet *packet;
     uint32_t n = 0, n_oversize = 0, n_wanted = 0, mtu, seg_above, fast_max;
+    size_t n_all;
+    bool slow = false;
 
     /* A frame with more than the MTU after an Ethernet header may be a TCP
      * packet over the MTU, to be cut even where it fits in one frame: the
@@ -1047,6 +1053,27 @@ afxdp_txq_send(struct afxdp_queue *q, struct dp_packet_batch *batch)
     atomic_read_relaxed(&q->tx_mtu, &mtu);
     seg_above = mtu ? mtu + ETH_HEADER_LEN : UINT32_MAX;
     fast_max = MIN(q->tx_room, seg_above);
+
+    /* The common case, every packet in one frame within the MTU and none
+     * with a TSO segment size, is sent from the batch's own array, a
+     * burst at a time, after one look at each packet's size. */
+    n_all = dp_packet_batch_size(batch);
+    for (size_t i = 0; i < n_all; i++) {
+        packet = batch->packets[i];
+        slow |= (dp_packet_size(packet) > fast_max
+                 || afxdp_packet_tso_segsz(packet));
+    }
+    if (OVS_LIKELY(!slow)) {
+        for (size_t i = 0; i < n_all; i += NETDEV_MAX_BURST) {
+            uint32_t k = MIN(n_all - i, NETDEV_MAX_BURST);
+
+            if (OVS_UNLIKELY(i + k < n_all)) {
+                COVERAGE_INC(afxdp_tx_burst_split);
+            }
+            afxdp_txq_send_burst(q, &batch->packets[i], NULL, k, k);
+        }
+        return;
+    }
 
     /* Packets too large to send whole are cut into TCP segments (sent
      * after the packets before them) or dropped, before anything is
@@ -1056,9 +1083,9 @@ afxdp_txq_send(struct afxdp_queue *q, struct dp_packet_batch *batch)
         uint32_t segsz = afxdp_packet_tso_segsz(packet);
         uint32_t nd = 1;
 
-        /* The common case, one frame within the MTU and no TSO, skips
-         * the checks (it passes them all). */
-        if (OVS_UNLIKELY(size > fast_max || segsz)) {
+        /* One frame within the MTU and no TSO skips the checks (it passes
+         * them all). */
+        if (size > fast_max || segsz) {
             nd = afxdp_tx_n_descs(q, size);
             /* Also a TSO packet within the MTU whose payload may be larger
              * than its segment size (headers of at least 54 bytes). */

@@ -153,6 +153,9 @@ test_ovs_accounting(void)
     for (int i = 0; i < 20; i++) {
         struct dp_packet_afxdp *xp = afxdp_pool_packet(l, fill[i] + 256);
 
+        /* As the receive path makes them. */
+        dp_packet_use_afxdp(&xp->packet, afxdp_pool_ptr(l, fill[i] + 256),
+                            FRAME, 256);
         ovs_assert(afxdp_pool_from_umem_pool(xp->mpool) == pool);
         ovs_assert(afxdp_pool_packet_addr(l, xp) == fill[i]);
         ovs_assert(afxdp_pool_frame_addr(l, fill[i] + 4095) == fill[i]);
